@@ -1,0 +1,46 @@
+/**
+ * The shape of a joinkit command and the context `main.ts` hands it.
+ *
+ * @module
+ */
+
+import type { ParseArgsConfig } from "node:util";
+
+/** Option definitions, as `node:util` `parseArgs` takes them. */
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parsed flag values. */
+export type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** What a command sees of the world: its arguments, the clock and the two streams. */
+export interface Context {
+  /** Positional arguments after the command words. */
+  args: string[];
+  /** Parsed flags, including the global ones (`now`). */
+  flags: Flags;
+  /** The clock: `--now` when given, else the system time. */
+  now: Date;
+  /** Writes data to stdout, as is. */
+  stdout(text: string): void;
+  /** Writes one diagnostic line to stderr (a newline is added). */
+  stderr(line: string): void;
+}
+
+/** One joinkit command; each lives in its own file under `commands/`. */
+export interface Command {
+  /** The words that select it, e.g. `token generate`. */
+  name: string;
+  /** Full help text: usage, arguments, flags, exit codes, examples. */
+  help: string;
+  /** Its flags (the global `--now` and `--help` are added by `main.ts`). */
+  options: Options;
+  /** Runs it; the returned number (default 0) is the exit code. */
+  run(ctx: Context): Promise<number | void> | number | void;
+}
+
+/** The exit-code section every command's help ends with. */
+export const EXIT_CODES = `Exit codes:
+  0  success
+  1  bad input or I/O failure
+  2  usage error (unknown flag, missing argument)
+  3  a check ran and said no (invalid, expired, untrusted)`;

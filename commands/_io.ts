@@ -1,0 +1,225 @@
+/**
+ * File I/O for commands, through `node:` built-ins so the same code runs on
+ * Deno and on Node (the single binary). Reads are size-limited; writes are
+ * atomic (temporary file in the same directory, then link or rename), never
+ * clobber without `force`, and write keys 0600.
+ *
+ * @module
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import { InputError } from "../lib/errors.ts";
+import { MAX_INPUT_BYTES } from "../lib/manifest.ts";
+
+/** One input that was read. */
+export interface Input {
+  /** The name to show in messages: the path, or `stdin`. */
+  name: string;
+  /** The raw bytes. */
+  bytes: Uint8Array;
+  /** The bytes as UTF-8 text. */
+  text: string;
+}
+
+function describe(err: unknown, name: string): InputError {
+  const code = (err as { code?: string }).code;
+  const why = code === "ENOENT"
+    ? "no such file or directory"
+    : code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : code === "EISDIR"
+    ? "is a directory, expected a file"
+    : code === "ENOTDIR"
+    ? "not a directory"
+    : code === "EEXIST"
+    ? "already exists"
+    : (err instanceof Error ? err.message.split("\n")[0] : String(err));
+  return new InputError(`${name}: ${why}`);
+}
+
+/**
+ * Reads a file, or stdin for `-`, refusing anything over the size limit.
+ */
+export function readInput(file: string): Input {
+  const name = file === "-" ? "stdin" : file;
+  let bytes: Uint8Array;
+  try {
+    if (file === "-") {
+      bytes = readStdin();
+    } else {
+      const st = fs.statSync(file);
+      if (st.isDirectory()) throw Object.assign(new Error("dir"), { code: "EISDIR" });
+      if (st.size > MAX_INPUT_BYTES) {
+        throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+      }
+      bytes = fs.readFileSync(file);
+    }
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw describe(err, name);
+  }
+  if (bytes.length > MAX_INPUT_BYTES) {
+    throw new InputError(`${name}: input larger than ${MAX_INPUT_BYTES} bytes`);
+  }
+  return { name, bytes, text: Buffer.from(bytes).toString("utf8") };
+}
+
+function readStdin(): Uint8Array {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buf = Buffer.alloc(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === "EAGAIN") continue;
+      if (code === "EOF") break;
+      throw err;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_INPUT_BYTES) {
+      throw new InputError(`stdin: input larger than ${MAX_INPUT_BYTES} bytes`);
+    }
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/**
+ * Reads every input named: files, `-` for stdin, and directories (their
+ * regular files, recursively, in sorted order, skipping dot-files).
+ */
+export function readInputs(names: readonly string[]): Input[] {
+  const out: Input[] = [];
+  for (const name of names) {
+    if (name !== "-" && isDirectory(name)) {
+      for (const file of listFiles(name)) out.push(readInput(file));
+    } else {
+      out.push(readInput(name));
+    }
+  }
+  return out;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function listFiles(dir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    throw describe(err, dir);
+  }
+  const files: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (e.name.startsWith(".")) continue;
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) files.push(...listFiles(full));
+    else if (e.isFile()) files.push(full);
+  }
+  return files;
+}
+
+/** One file to write. */
+export interface OutputFile {
+  /** Where to write it. */
+  path: string;
+  /** What to write. */
+  data: string | Uint8Array;
+  /** Its mode: 0o600 for keys and credentials, 0o644 otherwise. */
+  mode: number;
+}
+
+/**
+ * Writes several files as one step: every target is checked first (none may
+ * exist unless `force`), each is written to a temporary file in its own
+ * directory, flushed, then moved into place. Without `force` the move is a
+ * hard link, which fails rather than replace a file that appeared meanwhile.
+ * On any failure the temporary files are removed and nothing is left
+ * half-written.
+ */
+export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): void {
+  if (!force) {
+    for (const f of files) {
+      if (fs.existsSync(f.path)) {
+        throw new InputError(`${f.path}: already exists (use --force to overwrite)`);
+      }
+    }
+  }
+  for (const f of files) {
+    if (isDirectory(f.path)) throw new InputError(`${f.path}: is a directory`);
+  }
+  const temps: string[] = [];
+  try {
+    for (const f of files) {
+      const dir = path.dirname(f.path);
+      const tmp = path.join(
+        dir,
+        `.${path.basename(f.path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`,
+      );
+      let fd: number;
+      try {
+        fd = fs.openSync(tmp, "wx", f.mode);
+      } catch (err) {
+        throw describe(err, dir === "." ? f.path : dir);
+      }
+      temps.push(tmp);
+      try {
+        fs.fchmodSync(fd, f.mode);
+        fs.writeSync(fd, typeof f.data === "string" ? Buffer.from(f.data, "utf8") : f.data);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    files.forEach((f, i) => {
+      const tmp = temps[i]!;
+      try {
+        if (force) {
+          fs.renameSync(tmp, f.path);
+        } else {
+          fs.linkSync(tmp, f.path);
+          fs.unlinkSync(tmp);
+        }
+      } catch (err) {
+        throw describe(err, f.path);
+      }
+    });
+  } finally {
+    for (const t of temps) {
+      try {
+        fs.unlinkSync(t);
+      } catch { /* already moved */ }
+    }
+  }
+}
+
+/** Writes one file atomically; see {@link writeFilesAtomic}. */
+export function writeFileAtomic(file: OutputFile, force: boolean): void {
+  writeFilesAtomic([file], force);
+}
+
+/**
+ * Creates a directory (and parents) if missing; `mode` 0o700 for directories
+ * that will hold keys. An existing directory is left as it is.
+ */
+export function ensureDir(dir: string, mode = 0o755): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode });
+  } catch (err) {
+    throw describe(err, dir);
+  }
+  if (!isDirectory(dir)) throw new InputError(`${dir}: not a directory`);
+}

@@ -1,0 +1,69 @@
+/**
+ * Error types that carry joinkit's documented exit codes.
+ *
+ * `lib/` throws these; `main.ts` is the only place that turns them into an
+ * exit code and a single `error: …` line on stderr. Messages must never
+ * contain a private key or a token secret.
+ *
+ * @module
+ */
+
+/** Exit codes, as documented in `joinkit --help`. */
+export const ExitCode = {
+  /** Success. */
+  ok: 0,
+  /** Bad input or an I/O failure. */
+  input: 1,
+  /** Usage error: unknown flag, missing or extra argument. */
+  usage: 2,
+  /** A check ran and said no: invalid, expired, untrusted. */
+  check: 3,
+} as const;
+
+/** Base class of every error joinkit reports to the user. */
+export class JoinkitError extends Error {
+  /** The process exit code this error maps to. */
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = ExitCode.input, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "JoinkitError";
+    this.exitCode = exitCode;
+  }
+}
+
+/** Bad input or I/O failure (exit 1). */
+export class InputError extends JoinkitError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.input, options);
+    this.name = "InputError";
+  }
+}
+
+/** Usage error: unknown flag, missing argument (exit 2). */
+export class UsageError extends JoinkitError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.usage, options);
+    this.name = "UsageError";
+  }
+}
+
+/** A check ran and said no: invalid, expired, untrusted (exit 3). */
+export class CheckError extends JoinkitError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.check, options);
+    this.name = "CheckError";
+  }
+}
+
+/**
+ * The message of any thrown value, reduced to one line.
+ *
+ * @example
+ * ```ts
+ * oneLine(new Error("a\nb")); // "a b"
+ * ```
+ */
+export function oneLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}

@@ -1,0 +1,78 @@
+/**
+ * Spawns the joinkit CLI for black-box tests. By default it runs
+ * `deno run -A main.ts`; set `JOINKIT_BIN` to a built binary (`dist/joinkit`)
+ * to run the same tests against it.
+ *
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { Buffer } from "node:buffer";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+
+/** What one run of the CLI did. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link runCli}. */
+export interface CliOptions {
+  /** Text fed to stdin (default: none, stdin closed). */
+  stdin?: string | Uint8Array;
+  /** Working directory (default: the repository root). */
+  cwd?: string;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+/** The command that runs joinkit: the binary under test, or deno run main.ts. */
+export function cliCommand(): string[] {
+  const bin = process.env.JOINKIT_BIN;
+  if (bin) return [path.resolve(ROOT, bin)];
+  return [process.execPath, "run", "-A", "--quiet", path.join(ROOT, "main.ts")];
+}
+
+/** Runs `joinkit <args>` and collects its exit code and both streams. */
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const [cmd, ...pre] = cliCommand();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, [...pre, ...args], {
+      cwd: opts.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: "1", ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Uint8Array[] = [];
+    const err: Uint8Array[] = [];
+    child.stdout.on("data", (d: Uint8Array) => out.push(d));
+    child.stderr.on("data", (d: Uint8Array) => err.push(d));
+    child.on("error", reject);
+    child.on("close", (code: number | null) => {
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    child.stdin.on("error", () => {});
+    if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
+    else child.stdin.end();
+  });
+}
+
+/** A fresh temporary directory, removed by the returned cleanup function. */
+export function tempDir(prefix = "joinkit-test-"): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Absolute path of a file in the repository. */
+export function repoPath(...parts: string[]): string {
+  return path.join(ROOT, ...parts);
+}
