@@ -6,25 +6,26 @@
 
 import { InputError } from "./errors.ts";
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  "µs": 1e-3, // U+00B5 micro sign
-  "μs": 1e-3, // U+03BC greek mu
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
+const UNIT_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  "µs": 1_000n, // U+00B5 micro sign
+  "μs": 1_000n, // U+03BC greek mu
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
 
-/** Largest duration Go can represent (int64 nanoseconds), in milliseconds. */
-const MAX_MS = 9_223_372_036_854.775;
+/** Largest duration Go can represent: int64 nanoseconds. */
+const MAX_NS = (1n << 63n) - 1n;
 
 /**
  * Parses a Go duration string into milliseconds (may be fractional below 1 ms).
  *
  * Accepts what Go's `time.ParseDuration` accepts: an optional sign, then one or
- * more `<number><unit>` pairs; a bare `0` is zero.
+ * more `<number><unit>` pairs; a bare `0` is zero. Arithmetic is in integer
+ * nanoseconds, truncating fractions as Go does, so `14.425s` is exact.
  *
  * @example
  * ```ts
@@ -32,35 +33,40 @@ const MAX_MS = 9_223_372_036_854.775;
  * ```
  */
 export function parseDuration(text: string): number {
-  const orig = text;
-  const fail = () => new InputError(`invalid duration ${JSON.stringify(orig)}`);
+  const fail = () => new InputError(`invalid duration ${JSON.stringify(text)}`);
   let s = text;
-  let sign = 1;
+  let negative = false;
   if (s.startsWith("-") || s.startsWith("+")) {
-    if (s[0] === "-") sign = -1;
+    negative = s[0] === "-";
     s = s.slice(1);
   }
   if (s === "0") return 0;
   if (s === "") throw fail();
-  let total = 0;
+  let total = 0n;
   const re = /^(\d*)(?:\.(\d*))?([a-zµμ]+)/;
   while (s !== "") {
     const m = re.exec(s);
     if (!m) throw fail();
-    const [whole, intPart = "", fracPart, unit = ""] = m;
-    if (intPart === "" && (fracPart === undefined || fracPart === "")) throw fail();
-    const perUnit = UNIT_MS[unit];
-    if (perUnit === undefined) {
+    const [whole, intPart = "", fracPart = "", unitName = ""] = m;
+    if (intPart === "" && fracPart === "") throw fail();
+    const unit = UNIT_NS[unitName];
+    if (unit === undefined) {
       throw new InputError(
-        `invalid duration ${JSON.stringify(orig)}: unknown unit ${JSON.stringify(unit)}`,
+        `invalid duration ${JSON.stringify(text)}: unknown unit ${JSON.stringify(unitName)}`,
       );
     }
-    const value = Number(`${intPart || "0"}.${fracPart ?? ""}0`);
-    total += value * perUnit;
-    if (!Number.isFinite(total) || total > MAX_MS) throw fail();
+    if (intPart.length > 20) throw fail();
+    let value = BigInt(intPart || "0") * unit;
+    if (fracPart !== "") {
+      const digits = fracPart.slice(0, 30);
+      value += (BigInt(digits) * unit) / 10n ** BigInt(digits.length);
+    }
+    total += value;
+    if (total > MAX_NS) throw fail();
     s = s.slice(whole.length);
   }
-  return sign * total;
+  const ms = Number(total) / 1e6;
+  return negative ? -ms : ms;
 }
 
 /**
