@@ -1,0 +1,47 @@
+/**
+ * `joinkit ca hash`: kubeadm's `sha256:<hex>` public-key pin of each certificate.
+ * Fast path: loads neither YAML nor @peculiar/x509 for PEM/DER input.
+ *
+ * @module
+ */
+
+import { extractCertificates } from "../lib/certsource.ts";
+import { caCertHash } from "../lib/pin.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { readInputs } from "./_io.ts";
+
+export const command: Command = {
+  name: "ca hash",
+  options: {},
+  help: `Print the --discovery-token-ca-cert-hash pin of each CA certificate.
+
+The pin is "sha256:" + the lowercase hex SHA-256 of the certificate's DER
+SubjectPublicKeyInfo, exactly as kubeadm computes it (pubkeypin.Hash). One line
+per certificate, in input order: every certificate of a bundle is hashed, as
+'kubeadm token create --print-join-command' does. Same value as:
+  openssl x509 -pubkey -noout -in ca.crt | openssl pkey -pubin -outform der |
+    openssl dgst -sha256
+
+Inputs: PEM certificates or bundles (other PEM blocks are ignored), DER
+certificates, kubeconfigs (each cluster's certificate-authority-data) and
+cluster-info ConfigMaps (the CA in data.kubeconfig). Default: stdin.
+
+Usage:
+  joinkit ca hash [FILE|-]...
+
+${EXIT_CODES}
+
+Examples:
+  joinkit ca hash /etc/kubernetes/pki/ca.crt
+  joinkit ca hash /etc/kubernetes/admin.conf
+  kubectl -n kube-public get cm cluster-info -o yaml | joinkit ca hash
+`,
+  async run(ctx) {
+    const inputs = readInputs(ctx.args.length ? ctx.args : ["-"]);
+    const lines: string[] = [];
+    for (const input of inputs) {
+      for (const der of await extractCertificates(input)) lines.push(caCertHash(der));
+    }
+    ctx.stdout(lines.join("\n") + "\n");
+  },
+};
