@@ -10,7 +10,15 @@
  * @module
  */
 
-import { parseAllDocuments, stringify, type Tags } from "yaml";
+import {
+  Document,
+  type Pair,
+  parseAllDocuments,
+  type Scalar,
+  stringify,
+  type Tags,
+  visit,
+} from "yaml";
 import { InputError } from "./errors.ts";
 
 /** A Kubernetes object as parsed from JSON or YAML. */
@@ -120,8 +128,11 @@ function firstLine(err: unknown): string {
 }
 
 /**
- * Serialises one value as YAML the way kubectl prints it: keys sorted,
- * sequences not indented, no line folding, YAML 1.1-safe quoting.
+ * Serialises one value as YAML the way kubectl prints it (go-yaml v2 through
+ * sigs.k8s.io/yaml): keys sorted, sequences not indented, no line folding,
+ * multi-line strings as literal blocks, strings that YAML 1.1 would read as
+ * another type double-quoted, other strings plain or, where plain is not
+ * allowed, single-quoted.
  *
  * @example
  * ```ts
@@ -129,12 +140,92 @@ function firstLine(err: unknown): string {
  * ```
  */
 export function toYaml(value: unknown): string {
-  return stringify(value, {
-    version: "1.1",
-    indentSeq: false,
-    lineWidth: 0,
-    sortMapEntries: true,
+  const doc = new Document(value, { version: "1.1", sortMapEntries: compareKeys });
+  visit(doc, {
+    Scalar(_key, node: Scalar) {
+      if (typeof node.value !== "string") return;
+      const text = node.value;
+      if (text.includes("\n")) {
+        if (!NEEDS_DOUBLE_QUOTES.test(text.replace(/\n/g, ""))) node.type = "BLOCK_LITERAL";
+        else node.type = "QUOTE_DOUBLE";
+      } else if (resolvesToNonString(text) || NEEDS_DOUBLE_QUOTES.test(text)) {
+        node.type = "QUOTE_DOUBLE";
+      } else if (text.includes("'") && stringify(text, { singleQuote: true }).startsWith('"')) {
+        // libyaml falls back to single quotes (escaping ' as ''), never to double.
+        node.type = "QUOTE_SINGLE";
+      }
+    },
   });
+  return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+}
+
+/** Orders map keys as go-yaml v2 does: digit runs by value, non-letters before letters. */
+function compareKeys(x: Pair, y: Pair): number {
+  const a = String((x.key as Scalar | null)?.value ?? x.key);
+  const b = String((y.key as Scalar | null)?.value ?? y.key);
+  if (a === b) return 0;
+  return goYamlLess(a, b) ? -1 : 1;
+}
+
+const isLetter = (c: string) => /\p{L}/u.test(c);
+const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
+
+/** go-yaml v2 `keyList.Less` for two string keys. */
+export function goYamlLess(a: string, b: string): boolean {
+  const ar = [...a], br = [...b];
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    const ac = ar[i]!, bc = br[i]!;
+    if (ac === bc) continue;
+    const al = isLetter(ac), bl = isLetter(bc);
+    if (al && bl) return ac < bc;
+    if (al || bl) return bl;
+    let an = 0, bn = 0;
+    if (ac === "0" || bc === "0") {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== "0") {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i, bi = i;
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + Number(ar[ai]);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + Number(br[bi]);
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return ac < bc;
+  }
+  return ar.length < br.length;
+}
+
+// Characters libyaml will not put in plain or single-quoted scalars.
+// deno-lint-ignore no-control-regex
+const NEEDS_DOUBLE_QUOTES = /[\t\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
+
+const NON_STRINGS = new Set([
+  "",
+  "~",
+  "null",
+  "Null",
+  "NULL",
+  ...["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO"],
+  ...["true", "True", "TRUE", "false", "False", "FALSE"],
+  ...["on", "On", "ON", "off", "Off", "OFF"],
+  ...[".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"],
+  ...[".nan", ".NaN", ".NAN", "<<"],
+]);
+
+/** Whether go-yaml v2's resolver would read the plain scalar `s` as something other than a string. */
+function resolvesToNonString(s: string): boolean {
+  if (NON_STRINGS.has(s)) return true;
+  if (!/^[-+.0-9]/.test(s)) return false;
+  const plain = s.replace(/_/g, "");
+  return /^[-+]?(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)$/.test(plain) ||
+    /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/.test(plain) ||
+    /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(s) ||
+    /^\d{4}-\d{1,2}-\d{1,2}(?:[Tt]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})|[ ]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d{1,9})?)?$/
+      .test(s);
 }
 
 /**
