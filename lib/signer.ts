@@ -1,0 +1,201 @@
+/**
+ * kube-controller-manager's CSR signers, offline: the per-signer request
+ * validators (`signer.go`), the lifetime rule (`duration`), the
+ * `PermissiveSigningPolicy` (5-minute backdate, 8-hour short-cert rule, CA
+ * expiry truncation, usages → KU/EKU, CA bit false, CSR extensions dropped)
+ * and `CertificateAuthority.Sign` (CSR signature check, random 128-bit
+ * serial, subject and SANs copied). Certificates are built as DER by hand
+ * and signed with WebCrypto.
+ *
+ * @module
+ */
+
+import {
+  APISERVER_CLIENT_SIGNER,
+  type CsrFacts,
+  KUBELET_CLIENT_SIGNER,
+  KUBELET_SERVING_SIGNER,
+  LEGACY_UNKNOWN_SIGNER,
+  validAPIServerClientUsages,
+  validateKubeletClientCSR,
+  validateKubeletServingCSR,
+} from "./approver.ts";
+import type { Cert } from "./cert_info.ts";
+import { checkCsrSignature, type Csr } from "./csr.ts";
+import { oid, seq, smallInt, time as derTime, tlv, uint } from "./der_build.ts";
+import { CheckError, InputError } from "./errors.ts";
+import { cryptoRandom, type RandomBytes } from "./random.ts";
+import {
+  encodeAuthorityKeyId,
+  encodeExtension,
+  encodeKeyUsage,
+  encodeName,
+  encodeSans,
+  EXT,
+  sansEmpty,
+} from "./pkix.ts";
+import { makeSigner, type Signer, signStructure } from "./sigalg.ts";
+import { ekuOid, keyUsagesFromStrings } from "./usages.ts";
+
+const MINUTE = 60_000;
+/** The signer's backdate. */
+export const BACKDATE_MS = 5 * MINUTE;
+/** Below this TTL the end is not backdated. */
+export const SHORT_MS = 8 * 60 * MINUTE;
+/** The lifetime floor ("2x hard coded backdate"). */
+export const MIN_DURATION_MS = 10 * MINUTE;
+/** `--cluster-signing-duration` default: 8760h. */
+export const DEFAULT_SIGNING_DURATION_MS = 8760 * 60 * MINUTE;
+
+/** The four built-in signers, in upstream's table order. */
+export const BUILTIN_SIGNERS: readonly string[] = [
+  KUBELET_SERVING_SIGNER,
+  KUBELET_CLIENT_SIGNER,
+  APISERVER_CLIENT_SIGNER,
+  LEGACY_UNKNOWN_SIGNER,
+];
+
+/** A signer's request validator: the refusal reason, or `undefined`. */
+export type Validator = (csr: CsrFacts, usages: readonly string[]) => string | undefined;
+
+/**
+ * The validator of a built-in signer. Throws `unrecognized signerName: %q`
+ * (as `NewCSRSigningController`) for any other name.
+ */
+export function signerValidator(signerName: string): Validator {
+  switch (signerName) {
+    case KUBELET_SERVING_SIGNER:
+      return validateKubeletServingCSR;
+    case KUBELET_CLIENT_SIGNER:
+      return validateKubeletClientCSR;
+    case APISERVER_CLIENT_SIGNER:
+      return validAPIServerClientUsages;
+    case LEGACY_UNKNOWN_SIGNER:
+      return () => undefined;
+    default:
+      throw new CheckError(`unrecognized signerName: ${JSON.stringify(signerName)}`);
+  }
+}
+
+/**
+ * The signer's `duration(expirationSeconds)`: `certTTL` when unset, capped at
+ * `certTTL`, floored at 10 minutes.
+ *
+ * @example
+ * ```ts
+ * signerDuration(3_600_000, 1800); // 1_800_000
+ * ```
+ */
+export function signerDuration(certTtlMs: number, expirationSeconds?: number): number {
+  if (expirationSeconds === undefined || expirationSeconds === null) return certTtlMs;
+  const requested = expirationSeconds * 1000;
+  if (requested > certTtlMs) return certTtlMs;
+  if (requested < MIN_DURATION_MS) return MIN_DURATION_MS;
+  return requested;
+}
+
+/** Go's `time.Time.String()` for a UTC time: `2006-01-02 15:04:05 +0000 UTC`. */
+export function goTimeString(d: Date): string {
+  return d.toISOString().replace("T", " ").replace(/\.\d+Z$/, " +0000 UTC");
+}
+
+/**
+ * `PermissiveSigningPolicy.apply`'s validity window: NotBefore = now−5m;
+ * NotAfter = now+ttl (ttl < 8h) or now+ttl−5m; truncated at the CA's NotAfter.
+ * Throws upstream's errors when the CA has expired.
+ */
+export function policyWindow(
+  now: Date,
+  ttlMs: number,
+  signerNotAfter: Date,
+): { notBefore: Date; notAfter: Date } {
+  const t = now.getTime();
+  const notBefore = new Date(t - BACKDATE_MS);
+  let notAfter = new Date(ttlMs < SHORT_MS ? t + ttlMs : t + ttlMs - BACKDATE_MS);
+  if (notAfter.getTime() >= signerNotAfter.getTime()) notAfter = signerNotAfter;
+  if (notBefore.getTime() >= signerNotAfter.getTime()) {
+    throw new CheckError(`the signer has expired: NotAfter=${goTimeString(signerNotAfter)}`);
+  }
+  if (t >= signerNotAfter.getTime()) {
+    throw new CheckError(
+      `refusing to sign a certificate that expired in the past: NotAfter=${
+        goTimeString(signerNotAfter)
+      }`,
+    );
+  }
+  return { notBefore, notAfter };
+}
+
+/** A CA ready to sign: its parsed certificate and a signer for its key. */
+export interface SigningCa {
+  cert: Cert;
+  signer: Signer;
+}
+
+/** Wraps a CA certificate and its WebCrypto private key. */
+export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
+  return { cert, signer: makeSigner(privateKey) };
+}
+
+/** One signing request. */
+export interface SignRequest {
+  csr: Csr;
+  usages: readonly string[];
+  expirationSeconds?: number | undefined;
+  /** `--cluster-signing-duration`, ms. */
+  certTtlMs: number;
+  now: Date;
+  random?: RandomBytes;
+  /** Skip the CSR self-signature check (already done by the caller). */
+  signatureChecked?: boolean;
+}
+
+/**
+ * `CertificateAuthority.Sign` with the permissive policy: checks the CSR
+ * signature, then issues a DER certificate. Refusals are `CheckError`s with
+ * upstream's text.
+ */
+export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Array> {
+  const { csr, now } = req;
+  const ttl = signerDuration(req.certTtlMs, req.expirationSeconds);
+  if (!req.signatureChecked) {
+    const bad = await checkCsrSignature(csr);
+    if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
+  }
+  const { keyUsage, extKeyUsage } = keyUsagesFromStrings(req.usages);
+  const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
+  const serial = (req.random ?? cryptoRandom)(16);
+  const exts: Uint8Array[] = [];
+  if (keyUsage !== 0) exts.push(encodeExtension(EXT.keyUsage, true, encodeKeyUsage(keyUsage)));
+  if (extKeyUsage.length) {
+    exts.push(
+      encodeExtension(EXT.extKeyUsage, false, seq(...extKeyUsage.map((e) => oid(ekuOid(e))))),
+    );
+  }
+  exts.push(encodeExtension(EXT.basicConstraints, true, seq()));
+  if (ca.cert.subjectKeyId && ca.cert.subjectKeyId.length) {
+    exts.push(
+      encodeExtension(EXT.authorityKeyId, false, encodeAuthorityKeyId(ca.cert.subjectKeyId)),
+    );
+  }
+  const subject = encodeName(csr.subject);
+  if (!sansEmpty(csr.sans)) {
+    const subjectEmpty = subject.length === 2;
+    exts.push(encodeExtension(EXT.subjectAltName, subjectEmpty, encodeSans(csr.sans)));
+  }
+  const tbs = seq(
+    tlv(0xa0, smallInt(2)),
+    uint(serial),
+    ca.signer.algorithmId,
+    ca.cert.subjectDer,
+    seq(derTime(notBefore), derTime(notAfter)),
+    subject,
+    csr.key.spki,
+    tlv(0xa3, seq(...exts)),
+  );
+  try {
+    return await signStructure(ca.signer, tbs);
+  } catch (e) {
+    throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
+  }
+}
