@@ -8,7 +8,7 @@
 import { extractCertificates } from "../lib/certsource.ts";
 import { caCertHash } from "../lib/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { readInputs } from "./_io.ts";
+import { readInput } from "./_io.ts";
 
 export const command: Command = {
   name: "ca hash",
@@ -25,6 +25,7 @@ per certificate, in input order: every certificate of a bundle is hashed, as
 Inputs: PEM certificates or bundles (other PEM blocks are ignored), DER
 certificates, kubeconfigs (each cluster's certificate-authority-data) and
 cluster-info ConfigMaps (the CA in data.kubeconfig). Default: stdin.
+Directories are refused: name the certificate file.
 
 Usage:
   joinkit ca hash [FILE|-]...
@@ -37,9 +38,9 @@ Examples:
   kubectl -n kube-public get cm cluster-info -o yaml | joinkit ca hash
 `,
   async run(ctx) {
-    const inputs = readInputs(ctx.args.length ? ctx.args : ["-"]);
     const lines: string[] = [];
-    for (const input of inputs) {
+    for (const file of ctx.args.length ? ctx.args : ["-"]) {
+      const input = readInput(file);
       for (const der of await extractCertificates(input)) lines.push(caCertHash(der));
     }
     ctx.stdout(lines.join("\n") + "\n");
