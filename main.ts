@@ -232,6 +232,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(ExitCode.ok);
+  throw e;
+});
+
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
