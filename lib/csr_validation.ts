@@ -181,7 +181,7 @@ export function validateConditions(conds: readonly Condition[]): string[] {
 }
 
 const PEM_RE = new RegExp(
-  "-----BEGIN ([^-\\r\\n]*)-----\\r?\\n([\\s\\S]*?)-----END \\1-----",
+  "-----BEGIN ([A-Za-z0-9 _.]*)-----\\r?\\n([\\s\\S]*?)-----END \\1-----",
   "g",
 );
 
