@@ -1,0 +1,166 @@
+/**
+ * `joinkit token create`: the `bootstrap-token-<id>` Secrets `kubeadm token
+ * create` would write, as manifests for `kubectl apply -f -`.
+ *
+ * @module
+ */
+
+import {
+  aggregateErrors,
+  type BootstrapTokenSpec,
+  tokenToSecret,
+  validateBootstrapToken,
+  withDefaults,
+} from "../lib/bootstrap_token.ts";
+import { parseDuration } from "../lib/duration.ts";
+import { InputError, UsageError } from "../lib/errors.ts";
+import { renderObjects } from "../lib/manifest.ts";
+import { parseRfc3339 } from "../lib/time.ts";
+import {
+  generateToken,
+  newBootstrapTokenString,
+  NODE_BOOTSTRAP_TOKEN_GROUP,
+  pooledRandom,
+  type Token,
+} from "../lib/token.ts";
+import { renderYamlStream } from "../lib/token_yaml.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagBool, flagChoice, flagInt, flagList, flagString } from "./_flags.ts";
+
+/** Most Secrets one run may render. */
+export const MAX_COUNT = 100_000;
+
+/** A pflag string slice: comma lists, repeatable; `""` is the empty list. */
+function sliceFlag(values: string[]): string[] {
+  return values.flatMap((v) => (v === "" ? [] : v.split(",")));
+}
+
+function ttlFlag(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw new UsageError(
+      `invalid argument ${JSON.stringify(text)} for "--ttl" flag: ${(e as Error).message}`,
+    );
+  }
+  if (ms < 0) {
+    throw new UsageError(
+      `invalid argument ${
+        JSON.stringify(text)
+      } for "--ttl" flag: must not be negative (0 means never expires)`,
+    );
+  }
+  return ms;
+}
+
+export const command: Command = {
+  name: "token create",
+  options: {
+    ttl: { type: "string" },
+    expires: { type: "string" },
+    usages: { type: "string", multiple: true },
+    groups: { type: "string", multiple: true },
+    description: { type: "string" },
+    count: { type: "string" },
+    "string-data": { type: "boolean" },
+    output: { type: "string", short: "o" },
+  },
+  help: `Render the bootstrap-token Secrets 'kubeadm token create' would create.
+
+Prints one Secret per token: name bootstrap-token-<id>, namespace kube-system,
+type bootstrap.kubernetes.io/token, data encoded as kubeadm encodes it. Apply
+with 'kubectl apply -f -'. Without TOKEN a random one is generated; it appears
+only inside the Secret (never on stderr): read it back with 'token list'.
+
+Usage:
+  joinkit token create [TOKEN] [flags]
+
+Arguments:
+  TOKEN   [a-z0-9]{6}.[a-z0-9]{16}; generated when absent
+
+Flags:
+  --ttl DURATION       time to live, Go syntax (1s, 2m, 3h; default 24h); 0 = never expires.
+                       expiration = --now (or the clock) + ttl, RFC 3339 UTC
+  --expires RFC3339    absolute expiry instead of --ttl (mutually exclusive)
+  --usages LIST        signing,authentication (default both); repeatable
+  --groups LIST        extra groups (default ${NODE_BOOTSTRAP_TOKEN_GROUP});
+                       need the authentication usage; must match
+                       system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]; repeatable
+  --description TEXT   human-readable description
+  --count N            render N Secrets with fresh tokens (default 1, at most ${MAX_COUNT});
+                       not with TOKEN
+  --string-data        write stringData (plain text) instead of base64 data
+  -o, --output FORMAT  yaml (default; a '---' stream) or json (one object, or a v1 List)
+
+As in kubeadm, the default group is added whenever --groups is empty, so
+'--usages signing' alone fails validation exactly as 'kubeadm token create' does.
+Errors: malformed --ttl/--expires/--count/-o exit 2; a malformed TOKEN or
+kubeadm's validation (usages, groups) exit 1 with kubeadm's text (the token
+value itself is never printed in errors).
+
+${EXIT_CODES}
+
+Examples:
+  joinkit token create --now 2026-01-01T00:00:00Z | kubectl apply -f -
+  joinkit token create abcdef.0123456789abcdef --ttl 0 --description "CI runners"
+  joinkit token create --count 10 --usages authentication --groups system:bootstrappers:ci -o json
+`,
+  run(ctx) {
+    expectArgs(ctx, 0, 1, "TOKEN");
+    const count = flagInt(ctx.flags, "count", 1, 1, MAX_COUNT);
+    const tokenArg = ctx.args[0];
+    if (tokenArg !== undefined && count > 1) {
+      throw new UsageError("TOKEN cannot be combined with --count greater than 1");
+    }
+    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const ttlText = flagString(ctx.flags, "ttl");
+    const expiresText = flagString(ctx.flags, "expires");
+    if (ttlText !== undefined && expiresText !== undefined) {
+      throw new UsageError("--ttl and --expires are mutually exclusive");
+    }
+    const spec: BootstrapTokenSpec = {
+      token: { id: "", secret: "" },
+      usages: sliceFlag(flagList(ctx.flags, "usages")),
+      groups: sliceFlag(flagList(ctx.flags, "groups")),
+    };
+    const description = flagString(ctx.flags, "description");
+    if (description !== undefined) spec.description = description;
+    if (ttlText !== undefined) spec.ttlMs = ttlFlag(ttlText);
+    if (expiresText !== undefined) {
+      try {
+        spec.expires = parseRfc3339(expiresText, "--expires");
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    }
+    const given = tokenArg === undefined ? undefined : newBootstrapTokenString(tokenArg);
+    const full = withDefaults(spec);
+    const errs = validateBootstrapToken(full);
+    if (errs.length > 0) throw new InputError(aggregateErrors(errs));
+    if (full.expires && full.expires.getTime() <= ctx.now.getTime()) {
+      ctx.stderr(
+        `warning: --expires ${expiresText} is not after now: the token is already expired`,
+      );
+    }
+
+    const tokens: Token[] = [];
+    if (given) {
+      tokens.push(given);
+    } else {
+      const random = pooledRandom();
+      const ids = new Set<string>();
+      while (tokens.length < count) {
+        const t = newBootstrapTokenString(generateToken(random));
+        if (ids.has(t.id)) continue; // kubeadm refuses a second Secret for the same ID
+        ids.add(t.id);
+        tokens.push(t);
+      }
+    }
+    const stringData = flagBool(ctx.flags, "string-data");
+    const secrets = tokens.map((token) =>
+      tokenToSecret({ ...full, token }, ctx.now, { stringData })
+    );
+    ctx.stdout(format === "yaml" ? renderYamlStream(secrets) : renderObjects(secrets, "json"));
+  },
+};
