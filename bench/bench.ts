@@ -1,0 +1,550 @@
+/**
+ * joinkit's benchmark: start-up of `deno run` and of the built binary against
+ * a hello-world run the same way, and throughput against openssl. Builds what
+ * it needs (dist/joinkit when missing or older than the sources, and a
+ * hello-world binary), generates its inputs in a temporary directory, times
+ * every run with performance.now() and prints ONE Markdown table, also written
+ * to bench/RESULTS.md with the date and `nproc`.
+ *
+ * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--no-write]
+ *
+ * Cases whose command does not exist yet print "n/a (command missing)".
+ *
+ * @module
+ */
+
+import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { parseArgs } from "node:util";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const DENO = process.execPath;
+const BIN = path.join(ROOT, "dist", "joinkit");
+const HELLO_BIN = path.join(ROOT, ".tmp", "bench", "hello");
+const N_CERTS = 1000;
+const N_TOKENS = 10_000;
+
+const { values: opts } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    runs: { type: "string", default: "15" },
+    "loop-runs": { type: "string", default: "3" },
+    "no-write": { type: "boolean", default: false },
+  },
+});
+const RUNS = Math.max(3, Number(opts.runs));
+const LOOP_RUNS = Math.max(1, Number(opts["loop-runs"]));
+
+function note(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+// ---------------------------------------------------------------- commands
+
+/** The command file main.ts loads for each command name. */
+function commandFile(name: string): string {
+  return path.join(ROOT, "commands", name.replaceAll(" ", "_").replaceAll("-", "_") + ".ts");
+}
+
+function haveCommand(name: string): boolean {
+  return fs.existsSync(commandFile(name));
+}
+
+/** Help text of a command (through deno run), to adapt to its flags. */
+const helpCache = new Map<string, string>();
+function help(name: string): string {
+  let h = helpCache.get(name);
+  if (h === undefined) {
+    const r = spawnSync(DENO, ["run", "-A", "--quiet", "main.ts", ...name.split(" "), "--help"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    h = r.stdout ?? "";
+    helpCache.set(name, h);
+  }
+  return h;
+}
+
+// ------------------------------------------------------------------ timing
+
+type Argv = string[];
+
+interface Run {
+  argv: Argv;
+  cwd?: string;
+  stdin?: string;
+}
+
+/** Runs once; returns wall milliseconds, or throws with the exit code and stderr. */
+function timeOnce(run: Run): number {
+  const stdin = run.stdin ? fs.openSync(run.stdin, "r") : "ignore";
+  const devnull = fs.openSync("/dev/null", "w");
+  try {
+    const t0 = performance.now();
+    const r = spawnSync(run.argv[0]!, run.argv.slice(1), {
+      cwd: run.cwd ?? ROOT,
+      stdio: [stdin, devnull, "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+      maxBuffer: 64 << 20,
+    });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) {
+      const err = String(r.stderr ?? r.error ?? "").trim().split("\n")[0] ?? "";
+      throw new Error(`exit ${r.status}: ${err.slice(0, 120)}`);
+    }
+    return ms;
+  } finally {
+    if (typeof stdin === "number") fs.closeSync(stdin);
+    fs.closeSync(devnull);
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Times a and b interleaved (after one warm-up each): medians in ms. */
+function timePair(a: Run, b: Run | undefined, runs: number): [number, number | undefined] {
+  timeOnce(a);
+  if (b) timeOnce(b);
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    ta.push(timeOnce(a));
+    if (b) tb.push(timeOnce(b));
+  }
+  return [median(ta), b ? median(tb) : undefined];
+}
+
+// ------------------------------------------------------------------ inputs
+
+function sh(script: string, cwd: string): void {
+  execFileSync("sh", ["-c", script], { cwd, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/** ECDSA P-256 CA, 1,000 kubelet-client CSRs and 1,000 certificates it issued. */
+async function makeInputs(dir: string): Promise<void> {
+  const t0 = performance.now();
+  sh(
+    "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key " +
+      "-out ca.crt -subj /CN=kubernetes -days 3650 -addext basicConstraints=critical,CA:TRUE " +
+      "-addext keyUsage=critical,digitalSignature,keyCertSign 2>/dev/null",
+    dir,
+  );
+  // The CSRs and certificates are made in-process (openssl would need 2,000
+  // process spawns); checked with openssl below.
+  const { x509 } = await import("../lib/x509.ts");
+  const subtle = globalThis.crypto.subtle;
+  const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+  const pem = fs.readFileSync(path.join(dir, "ca.key"), "utf8");
+  const der = Uint8Array.from(
+    atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")),
+    (c) => c.charCodeAt(0),
+  );
+  const caKey = await subtle.importKey("pkcs8", der, alg, false, ["sign"]);
+  const caCert = new x509.X509Certificate(fs.readFileSync(path.join(dir, "ca.crt"), "utf8"));
+  fs.mkdirSync(path.join(dir, "csrs"));
+  fs.mkdirSync(path.join(dir, "certs"));
+  const now = Date.now();
+  for (let i = 0; i < N_CERTS; i++) {
+    const keys = await subtle.generateKey(alg, true, ["sign", "verify"]);
+    const name = `CN=system:node:node-${i},O=system:nodes`;
+    const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+      name,
+      keys,
+      signingAlgorithm: alg,
+    });
+    fs.writeFileSync(path.join(dir, "csrs", `node-${i}.csr`), csr.toString("pem") + "\n");
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: (0x1000 + i).toString(16).padStart(8, "0"),
+      issuer: caCert.subject,
+      subject: name,
+      notBefore: new Date(now - 3600_000),
+      notAfter: new Date(now + 365 * 86400_000),
+      publicKey: keys.publicKey,
+      signingKey: caKey,
+      signingAlgorithm: alg,
+      extensions: [
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+        new x509.BasicConstraintsExtension(false, undefined, true),
+      ],
+    });
+    fs.writeFileSync(path.join(dir, "certs", `node-${i}.crt`), cert.toString("pem") + "\n");
+  }
+  execFileSync("openssl", ["verify", "-CAfile", "ca.crt", "certs/node-0.crt"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
+  execFileSync("openssl", ["req", "-verify", "-noout", "-in", "csrs/node-0.csr"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
+  note(`inputs: CA + ${N_CERTS} CSRs + ${N_CERTS} certs in ${ms(performance.now() - t0)}`);
+}
+
+// ------------------------------------------------------------------ builds
+
+function newestSource(): number {
+  let newest = 0;
+  const walk = (p: string) => {
+    for (const e of fs.readdirSync(p, { withFileTypes: true })) {
+      const f = path.join(p, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (f.endsWith(".ts")) newest = Math.max(newest, fs.statSync(f).mtimeMs);
+    }
+  };
+  walk(path.join(ROOT, "commands"));
+  walk(path.join(ROOT, "lib"));
+  newest = Math.max(newest, fs.statSync(path.join(ROOT, "main.ts")).mtimeMs);
+  return newest;
+}
+
+function build(args: string[]): void {
+  const r = spawnSync(DENO, ["run", "-A", "scripts/build.ts", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  const last = r.stderr.trim().split("\n").at(-1) ?? "";
+  if (r.status !== 0) throw new Error(`build ${args.join(" ")} failed: ${r.stderr}`);
+  note(last.replace(/^build: /, "built: "));
+}
+
+/** The route dist/joinkit was built with, so the hello-world is built alike. */
+function ensureBinaries(): string {
+  const stale = !fs.existsSync(BIN) || fs.statSync(BIN).mtimeMs < newestSource();
+  if (stale) build([]);
+  const isSea = spawnSync("grep", ["-c", "NODE_SEA_BLOB", BIN]).stdout?.toString().trim() !==
+    "0";
+  const route = isSea ? "sea" : "deno";
+  if (!fs.existsSync(HELLO_BIN) || fs.statSync(HELLO_BIN).mtimeMs < fs.statSync(BIN).mtimeMs) {
+    build(["--route", route, "--entry", "bench/hello.ts", "--out", ".tmp/bench/hello"]);
+  }
+  return route;
+}
+
+// ------------------------------------------------------------------- cases
+
+interface Row {
+  name: string;
+  median: string;
+  baseline: string;
+  baseMedian: string;
+  ratio: string;
+  target: string;
+  met: string;
+}
+
+const rows: Row[] = [];
+
+function ms(x: number): string {
+  return x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`;
+}
+
+function missingRow(name: string, baseline: string, target: string, missing: string[]): void {
+  rows.push({
+    name,
+    median: "n/a (command missing)",
+    baseline,
+    baseMedian: "",
+    ratio: "",
+    target,
+    met: `n/a (${missing.join(", ")} missing)`,
+  });
+}
+
+function failRow(name: string, baseline: string, target: string, e: unknown): void {
+  const why = e instanceof Error ? e.message : String(e);
+  note(`${name}: ${why}`);
+  rows.push({
+    name,
+    median: `failed: ${why.slice(0, 60).replaceAll("|", "\\|")}`,
+    baseline,
+    baseMedian: "",
+    ratio: "",
+    target,
+    met: "no",
+  });
+}
+
+/** A case timed against a baseline; target is the highest ratio allowed. */
+function ratioCase(
+  name: string,
+  needs: string[],
+  run: () => Run,
+  baselineName: string,
+  baseline: Run,
+  maxRatio: number,
+  target: string,
+  runs: number,
+): void {
+  const missing = needs.filter((n) => !haveCommand(n));
+  if (missing.length) return missingRow(name, baselineName, target, missing);
+  try {
+    const [a, b] = timePair(run(), baseline, runs);
+    const ratio = a / b!;
+    rows.push({
+      name,
+      median: ms(a),
+      baseline: baselineName,
+      baseMedian: ms(b!),
+      ratio: ratio.toFixed(2) + "×",
+      target,
+      met: maxRatio === Infinity ? "—" : ratio <= maxRatio ? "yes" : "**no**",
+    });
+  } catch (e) {
+    failRow(name, baselineName, target, e);
+  }
+}
+
+/** A case with an absolute time budget. */
+function budgetCase(name: string, needs: string[], run: () => Run, budgetMs: number): void {
+  const target = `< ${ms(budgetMs)}`;
+  const missing = needs.filter((n) => !haveCommand(n));
+  if (missing.length) return missingRow(name, "—", target, missing);
+  try {
+    const [a] = timePair(run(), undefined, LOOP_RUNS);
+    rows.push({
+      name,
+      median: ms(a),
+      baseline: "—",
+      baseMedian: "",
+      ratio: "",
+      target,
+      met: a < budgetMs ? "yes" : "**no**",
+    });
+  } catch (e) {
+    failRow(name, "—", target, e);
+  }
+}
+
+/** Adds the flags a command's help says it takes (first match wins). */
+function pick(name: string, ...choices: string[][]): string[] {
+  const h = help(name);
+  for (const c of choices) if (c.every((a) => !a.startsWith("--") || h.includes(a))) return c;
+  return choices.at(-1)!;
+}
+
+async function main(): Promise<void> {
+  const tBench = performance.now();
+  const route = ensureBinaries();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-bench-"));
+  try {
+    await makeInputs(work);
+    const runtimes: [string, (args: string[]) => Argv, Argv][] = [
+      [
+        "deno run",
+        (args) => [DENO, "run", "-A", path.join(ROOT, "main.ts"), ...args],
+        [DENO, "run", "-A", path.join(ROOT, "bench", "hello.ts")],
+      ],
+      ["binary", (args) => [BIN, ...args], [HELLO_BIN]],
+    ];
+    const token = "abcdef.0123456789abcdef";
+    const ca = path.join(work, "ca.crt");
+
+    // Start-up: each against a hello-world on the same runtime.
+    for (const [rt, jk, hello] of runtimes) {
+      const base = `hello-world (${rt})`;
+      const helloRun: Run = { argv: hello, cwd: work };
+      const c = (name: string, needs: string[], args: () => string[], max: number) =>
+        ratioCase(
+          `${rt}: ${name}`,
+          needs,
+          () => ({ argv: jk(args()), cwd: work }),
+          base,
+          helloRun,
+          max,
+          `≤ ${max}×`,
+          RUNS,
+        );
+      c("--version", [], () => ["--version"], 1.3);
+      c("token generate", ["token generate"], () => ["token", "generate"], 1.3);
+      c("ca hash", ["ca hash"], () => ["ca", "hash", ca], 1.3);
+      c("join-command", ["join-command"], () => [
+        "join-command",
+        ...pick(
+          "join-command",
+          ["--token", token, "--ca-cert", ca, "--server", "10.0.0.1:6443"],
+          ["--token", token, "--ca-cert-hash", "sha256:" + "0".repeat(64), "10.0.0.1:6443"],
+        ),
+      ], 1.3);
+      c("rbac (YAML)", ["rbac"], () => ["rbac"], 2.5);
+      c("ca create ecdsa-p256 (X.509)", ["ca create"], () => [
+        "ca",
+        "create",
+        "--out-dir",
+        path.join(work, "ca-" + rt.replace(" ", "-")),
+        "--key-type",
+        "ecdsa-p256",
+        "--force",
+      ], 2.5);
+    }
+
+    // Throughput, on the binary (what ships) unless it is missing.
+    const jk = (args: string[]): Argv => [BIN, ...args];
+    budgetCase(
+      `binary: token create --count ${N_TOKENS}`,
+      ["token create"],
+      () => ({ argv: jk(["token", "create", "--count", String(N_TOKENS)]), cwd: work }),
+      1000,
+    );
+    budgetCase(
+      `binary: cluster-info sign, ${N_TOKENS} token Secrets`,
+      ["cluster-info sign", "cluster-info create", "token create"],
+      () => {
+        const secrets = path.join(work, "secrets.yaml");
+        const info = path.join(work, "cluster-info.yaml");
+        if (!fs.existsSync(secrets)) {
+          execFileSync(BIN, ["token", "create", "--count", String(N_TOKENS)], {
+            cwd: work,
+            stdio: ["ignore", fs.openSync(secrets, "w"), "inherit"],
+          });
+          execFileSync(
+            BIN,
+            [
+              "cluster-info",
+              "create",
+              ...pick(
+                "cluster-info create",
+                ["--ca-cert", ca, "--server", "https://10.0.0.1:6443"],
+                [ca, "--server", "https://10.0.0.1:6443"],
+              ),
+            ],
+            { cwd: work, stdio: ["ignore", fs.openSync(info, "w"), "inherit"] },
+          );
+        }
+        return {
+          argv: jk([
+            "cluster-info",
+            "sign",
+            ...pick(
+              "cluster-info sign",
+              ["--tokens", secrets, info],
+              ["--secrets", secrets, info],
+              [info, secrets],
+            ),
+          ]),
+          cwd: work,
+        };
+      },
+      1000,
+    );
+
+    const loop = (body: string): Run => ({
+      argv: ["sh", "-c", `for f in $(ls | sort); do ${body}; done`],
+      cwd: path.join(work, body.includes("-req") ? "csrs" : "certs"),
+    });
+    const out = path.join(work, "out");
+    ratioCase(
+      `binary: csr sign, ${N_CERTS} ECDSA P-256 CSRs, ECDSA CA`,
+      ["csr sign"],
+      () => {
+        fs.rmSync(out, { recursive: true, force: true });
+        fs.mkdirSync(out);
+        return {
+          argv: jk([
+            "csr",
+            "sign",
+            ...pick(
+              "csr sign",
+              ["--ca-cert", ca, "--ca-key", path.join(work, "ca.key"), "--out-dir", out, "--force"],
+              ["--ca-cert", ca, "--ca-key", path.join(work, "ca.key"), "--out-dir", out],
+            ),
+            path.join(work, "csrs"),
+          ]),
+          cwd: work,
+        };
+      },
+      "loop of openssl x509 -req",
+      loop(
+        `openssl x509 -req -in "$f" -CA ../ca.crt -CAkey ../ca.key -days 365 ` +
+          `-set_serial 0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ') -out /dev/null 2>/dev/null`,
+      ),
+      0.1,
+      "≥ 10× faster",
+      LOOP_RUNS,
+    );
+    ratioCase(
+      `binary: cert inspect, ${N_CERTS} certs`,
+      ["cert inspect"],
+      () => ({ argv: jk(["cert", "inspect", path.join(work, "certs")]), cwd: work }),
+      "loop of openssl x509 -noout -text",
+      loop(`openssl x509 -noout -text -in "$f" >/dev/null`),
+      0.1,
+      "≥ 10× faster",
+      LOOP_RUNS,
+    );
+    ratioCase(
+      `binary: cert verify, ${N_CERTS} certs`,
+      ["cert verify"],
+      () => ({
+        argv: jk(["cert", "verify", "--ca-cert", ca, path.join(work, "certs")]),
+        cwd: work,
+      }),
+      "openssl verify -CAfile (one run)",
+      {
+        argv: ["sh", "-c", `openssl verify -CAfile ${ca} certs/*.crt >/dev/null`],
+        cwd: work,
+      },
+      3,
+      "within 3×",
+      LOOP_RUNS,
+    );
+    for (const [rt, jkr] of runtimes) {
+      ratioCase(
+        `${rt}: ca hash`,
+        ["ca hash"],
+        () => ({ argv: jkr(["ca", "hash", ca]), cwd: work }),
+        "kubeadm's openssl pipeline",
+        {
+          argv: [
+            "sh",
+            "-c",
+            `openssl x509 -pubkey -in ${ca} | openssl pkey -pubin -outform der 2>/dev/null | ` +
+            `openssl dgst -sha256 -hex | sed 's/^.* //'`,
+          ],
+          cwd: work,
+        },
+        Infinity,
+        "none (reference)",
+        RUNS,
+      );
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+
+  const nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
+  const size = fs.statSync(BIN).size;
+  const header = [
+    "| case | median | baseline | baseline median | ratio | target | met? |",
+    "| --- | ---: | --- | ---: | ---: | --- | --- |",
+  ];
+  const table = header.concat(
+    rows.map((r) =>
+      `| ${r.name} | ${r.median} | ${r.baseline} | ${r.baseMedian} | ${r.ratio} | ${r.target} | ${r.met} |`
+    ),
+  ).join("\n");
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const meta = `${new Date().toISOString().slice(0, 16)}Z, nproc ${nproc}, load ${load}, ` +
+    `deno ${Deno.version.deno}, binary: ${route === "sea" ? "Node SEA" : "deno compile"} ` +
+    `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
+    `throughput of ${LOOP_RUNS} (interleaved with the baseline, after a warm-up)`;
+  process.stdout.write(table + "\n");
+  note(meta);
+  note(`took ${ms(performance.now() - tBench)}`);
+  if (!opts["no-write"]) {
+    fs.writeFileSync(
+      path.join(ROOT, "bench", "RESULTS.md"),
+      `# joinkit benchmark\n\nGenerated by \`deno task bench\` (bench/bench.ts); do not edit.\n\n` +
+        `${meta}.\n\n${table}\n`,
+    );
+  }
+}
+
+await main();
