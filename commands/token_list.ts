@@ -1,0 +1,100 @@
+/**
+ * `joinkit token list`: `kubeadm token list` over Secret manifests.
+ *
+ * @module
+ */
+
+import { bootstrapTokenFromSecret, type ParsedBootstrapToken } from "../lib/bootstrap_token.ts";
+import { ExitCode } from "../lib/errors.ts";
+import { parseManifests, renderObjects } from "../lib/manifest.ts";
+import { decodeSecret, describeObject, isSecretObject } from "../lib/secret.ts";
+import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/token.ts";
+import { formatTokenTable, goJsonIndent, tokenOutputObject } from "../lib/token_list.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { flagChoice } from "./_flags.ts";
+import { readInputs } from "./_io.ts";
+
+export const command: Command = {
+  name: "token list",
+  options: { output: { type: "string", short: "o" } },
+  help: `List bootstrap tokens from Secret manifests, as 'kubeadm token list' prints them.
+
+Reads Secrets (YAML streams, JSON objects or Lists, directories recursively,
+'-' for stdin; stdin when no argument is given). As kubeadm lists only
+Secrets of type bootstrap.kubernetes.io/token in kube-system, other objects
+are skipped silently; a Secret without namespace counts as kube-system, one
+in another namespace is skipped with a warning. Rows are sorted by Secret
+name; a name seen twice keeps the later object (as 'kubectl apply' would),
+with a warning. The TTL column is relative to --now (or the clock).
+
+A bootstrap token Secret that does not parse (bad base64, no token-id, name
+not bootstrap-token-<id>, malformed secret or expiration) is reported on
+stderr, one line naming the file and the object (never the token), and
+skipped; the rest are still listed, and the exit code is then 1.
+
+As kubeadm's, the output shows the full tokens, secrets included.
+
+Usage:
+  joinkit token list [FILE|DIR|-]... [-o text|json|yaml]
+
+Flags:
+  -o, --output FORMAT  text (default): kubeadm's table, byte for byte;
+                       json: one output.kubeadm.k8s.io/v1alpha3 BootstrapToken
+                       object per token, concatenated, in kubeadm's field order;
+                       yaml: the same objects as a '---' stream, keys sorted
+
+${EXIT_CODES}
+
+Examples:
+  joinkit token list examples/tokens/ --now 2026-01-01T12:00:00Z
+  kubectl get secrets -n kube-system -o yaml | joinkit token list
+  joinkit token list secrets.yaml -o json | jq -r .token
+`,
+  run(ctx) {
+    const format = flagChoice(ctx.flags, "output", ["text", "json", "yaml"] as const, "text");
+    const inputs = readInputs(ctx.args.length ? ctx.args : ["-"]);
+    const byName = new Map<string, { token: ParsedBootstrapToken; source: string }>();
+    let problems = 0;
+    for (const input of inputs) {
+      for (const obj of parseManifests(input.text, input.name)) {
+        if (!isSecretObject(obj)) continue;
+        const what = `${input.name}: ${describeObject(obj)}`;
+        let secret;
+        try {
+          secret = decodeSecret(obj, input.name);
+        } catch (e) {
+          ctx.stderr(`error: ${(e as Error).message}`);
+          problems++;
+          continue;
+        }
+        if (secret.type !== SECRET_TYPE) continue;
+        if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
+          ctx.stderr(`warning: ${what}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
+          continue;
+        }
+        try {
+          const token = bootstrapTokenFromSecret(secret);
+          const earlier = byName.get(token.name);
+          if (earlier) {
+            ctx.stderr(`warning: ${what}: replaces the one in ${earlier.source}`);
+          }
+          byName.set(token.name, { token, source: input.name });
+        } catch (e) {
+          ctx.stderr(`error: ${what}: ${(e as Error).message}`);
+          problems++;
+        }
+      }
+    }
+    const tokens = [...byName.values()].map((v) => v.token).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+    );
+    if (tokens.length === 0 && problems === 0) {
+      ctx.stderr("no bootstrap token Secrets found");
+    }
+    if (format === "text") ctx.stdout(formatTokenTable(tokens, ctx.now));
+    else if (format === "json") {
+      ctx.stdout(tokens.map((t) => goJsonIndent(tokenOutputObject(t))).join(""));
+    } else if (tokens.length) ctx.stdout(renderObjects(tokens.map(tokenOutputObject), "yaml"));
+    return problems > 0 ? ExitCode.input : ExitCode.ok;
+  },
+};
