@@ -199,3 +199,61 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
     throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
   }
 }
+
+/**
+ * Loads a signing CA: the first certificate of `caPem` and the private key
+ * of `keyPem`. Refuses (InputError, naming the file) a certificate that is
+ * not a CA, and a key that is not the certificate's.
+ */
+export async function loadSigningCa(
+  caPem: string,
+  caName: string,
+  keyPem: string,
+  keyName: string,
+): Promise<SigningCa> {
+  const { certificatesFromPem } = await import("./certsource.ts");
+  const { parseCertificateFrom } = await import("./cert_info.ts");
+  const { importPrivateKeyPem, publicKeyMatches } = await import("./keys.ts");
+  const der = certificatesFromPem(caPem, caName)[0]!;
+  const cert = parseCertificateFrom(der, caName);
+  if (cert.basicConstraints?.isCA !== true) {
+    throw new InputError(
+      `${caName}: certificate is not a CA (basicConstraints CA:FALSE or absent)`,
+    );
+  }
+  const key = await importPrivateKeyPem(keyPem, keyName);
+  if (!publicKeyMatches(key.spki, cert.key.spki)) {
+    throw new InputError(`${keyName}: private key does not match ${caName}`);
+  }
+  return signingCa(cert, key.privateKey);
+}
+
+/** Default usages for a signer and key type when a bare PEM CSR names none. */
+export function defaultUsages(signerName: string, keyType: string): string[] | undefined {
+  const rsa = keyType === "RSA";
+  switch (signerName) {
+    case KUBELET_CLIENT_SIGNER:
+    case APISERVER_CLIENT_SIGNER:
+      return rsa
+        ? ["digital signature", "key encipherment", "client auth"]
+        : ["digital signature", "client auth"];
+    case KUBELET_SERVING_SIGNER:
+      return rsa
+        ? ["digital signature", "key encipherment", "server auth"]
+        : ["digital signature", "server auth"];
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The built-in signer a bare CSR suits, by content (like v1beta1's
+ * signerName defaulting): kubelet client, kubelet serving, else undefined.
+ */
+export function guessSigner(csr: CsrFacts): string | undefined {
+  const client = defaultUsages(KUBELET_CLIENT_SIGNER, csr.key.type)!;
+  if (validateKubeletClientCSR(csr, client) === undefined) return KUBELET_CLIENT_SIGNER;
+  const serving = defaultUsages(KUBELET_SERVING_SIGNER, csr.key.type)!;
+  if (validateKubeletServingCSR(csr, serving) === undefined) return KUBELET_SERVING_SIGNER;
+  return undefined;
+}
