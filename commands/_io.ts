@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { InputError } from "../lib/errors.ts";
-import { MAX_INPUT_BYTES } from "../lib/manifest.ts";
+import { MAX_INPUT_BYTES } from "../lib/limits.ts";
 
 /** One input that was read. */
 export interface Input {

@@ -20,6 +20,7 @@ import {
   visit,
 } from "yaml";
 import { InputError } from "./errors.ts";
+import { MAX_INPUT_BYTES, MAX_OBJECTS } from "./limits.ts";
 
 /** A Kubernetes object as parsed from JSON or YAML. */
 export type KubeObject = Record<string, unknown> & {
@@ -31,11 +32,7 @@ export type KubeObject = Record<string, unknown> & {
 /** Output formats for manifests. */
 export type ManifestFormat = "yaml" | "json";
 
-/** Largest input joinkit reads, in bytes. */
-export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
-
-/** Most objects one input may hold. */
-export const MAX_OBJECTS = 100_000;
+export { MAX_INPUT_BYTES, MAX_OBJECTS } from "./limits.ts";
 
 // go-yaml v2 keeps timestamps as strings when decoding into untyped values.
 const withoutTimestamps = (tags: Tags): Tags =>
