@@ -1,0 +1,106 @@
+/**
+ * `joinkit cluster-info create`: the `kube-public/cluster-info` ConfigMap as
+ * kubeadm writes it, signed as the bootstrapsigner controller would sign it.
+ *
+ * @module
+ */
+
+import {
+  secretsIn,
+  selectSigningTokens,
+  signClusterInfoData,
+  type SigningToken,
+} from "../lib/bootstrap_signer.ts";
+import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
+import { UsageError } from "../lib/errors.ts";
+import { caBundle, clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
+import { parseManifests, renderObjects } from "../lib/manifest.ts";
+import { parseServerUrl } from "../lib/server_url.ts";
+import { TOKEN_PATTERN } from "../lib/token.ts";
+import { type Command, type Context, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagChoice, flagList, requireString } from "./_flags.ts";
+import { readInput, readInputs } from "./_io.ts";
+
+/** Reads `--token` values and `--secrets` files into the tokens that sign at `ctx.now`. */
+export function signingTokensFromFlags(ctx: Context): SigningToken[] {
+  const tokens: SigningToken[] = [];
+  for (const t of flagList(ctx.flags, "token")) {
+    const m = TOKEN_PATTERN.exec(t);
+    if (!m) {
+      throw new UsageError(
+        `invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
+      );
+    }
+    if (!tokens.some((x) => x.id === m[1])) tokens.push({ id: m[1]!, secret: m[2]! });
+  }
+  const secrets = readInputs(flagList(ctx.flags, "secrets")).flatMap((input) =>
+    secretsIn(parseManifests(input.text, input.name), input.name)
+  );
+  const { tokens: fromSecrets, skipped } = selectSigningTokens(secrets, ctx.now);
+  for (const s of skipped) ctx.stderr(`[bootstrap-signer] skipping Secret ${s.name}: ${s.reason}`);
+  for (const t of fromSecrets) {
+    if (tokens.some((x) => x.id === t.id)) {
+      ctx.stderr(`[bootstrap-signer] token ID ${JSON.stringify(t.id)} given twice; the first wins`);
+    } else {
+      tokens.push(t);
+    }
+  }
+  return tokens;
+}
+
+export const command: Command = {
+  name: "cluster-info create",
+  options: {
+    server: { type: "string" },
+    ca: { type: "string" },
+    token: { type: "string", multiple: true },
+    secrets: { type: "string", multiple: true },
+    output: { type: "string", short: "o" },
+  },
+  help: `Render the kube-public/cluster-info ConfigMap with its JWS signatures.
+
+data.kubeconfig is what kubeadm stores: a kubeconfig with one cluster named ""
+holding the server and the CA bundle (certificate-authority-data), no users,
+no contexts, serialised as client-go writes it. One jws-kubeconfig-<id> key is
+added per token the bootstrapsigner controller would sign with: every --token,
+and each bootstrap-token Secret in --secrets that is in kube-system, named
+bootstrap-token-<token-id>, has a token-secret, usage-bootstrap-signing "true"
+and has not expired at --now. Skipped Secrets are named on stderr with the
+reason (never a secret value).
+
+Usage:
+  joinkit cluster-info create --server https://HOST:PORT --ca CA.crt [flags]
+
+Flags:
+  --server URL       API server URL: https://HOST:PORT (required)
+  --ca FILE          PEM CA certificate or bundle (required; only CERTIFICATE blocks)
+  --token T          a signing token, repeatable
+  --secrets FILE     bootstrap-token Secret manifests (files, dirs or -), repeatable
+  -o, --output FMT   yaml (default) or json
+
+${EXIT_CODES}
+
+Examples:
+  joinkit cluster-info create --server https://10.0.0.1:6443 --ca pki/ca.crt \\
+    --token abcdef.0123456789abcdef
+  joinkit token create -o yaml > tokens.yaml
+  joinkit cluster-info create --server https://10.0.0.1:6443 --ca pki/ca.crt --secrets tokens.yaml
+`,
+  run(ctx) {
+    expectArgs(ctx, 0, 0, "");
+    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const server = parseServerUrl(requireString(ctx.flags, "server"));
+    const caInput = readInput(requireString(ctx.flags, "ca"));
+    const ca = caBundle(caInput.text, caInput.name);
+    const kubeconfig = kubeconfigYaml(clusterInfoKubeconfig(server.url, ca.pem));
+    const tokens = signingTokensFromFlags(ctx);
+    const signed = signClusterInfoData({ [KUBECONFIG_KEY]: kubeconfig }, tokens);
+    if (tokens.length === 0) {
+      ctx.stderr("[bootstrap-signer] no signing token: cluster-info has no JWS signature");
+    }
+    for (const id of signed.added) {
+      ctx.stderr(`[bootstrap-signer] signed cluster-info for token ID ${JSON.stringify(id)}`);
+    }
+    ctx.stdout(renderObjects([clusterInfoConfigMap(signed.data)], format));
+  },
+};

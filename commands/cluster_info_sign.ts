@@ -1,0 +1,76 @@
+/**
+ * `joinkit cluster-info sign`: the bootstrapsigner controller's job on an
+ * existing cluster-info ConfigMap.
+ *
+ * @module
+ */
+
+import { secretsIn, selectSigningTokens, signClusterInfoData } from "../lib/bootstrap_signer.ts";
+import { findClusterInfo } from "../lib/cluster_info.ts";
+import { UsageError } from "../lib/errors.ts";
+import { parseManifests, renderObjects } from "../lib/manifest.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagChoice, flagList } from "./_flags.ts";
+import { readInput, readInputs } from "./_io.ts";
+
+export const command: Command = {
+  name: "cluster-info sign",
+  options: {
+    secrets: { type: "string", multiple: true },
+    output: { type: "string", short: "o" },
+  },
+  help: `Update a cluster-info ConfigMap's signatures as the bootstrapsigner controller does.
+
+data.kubeconfig is kept byte for byte. Every jws-kubeconfig-* key is dropped
+and one is written for each signing token among the --secrets: a
+bootstrap-token Secret in kube-system, named bootstrap-token-<token-id>, with a
+token-secret, usage-bootstrap-signing "true", not expired at --now (first one
+wins for a duplicate ID). So missing signatures are added, wrong ones
+replaced, and those of tokens gone, expired or not for signing removed. Other
+fields of the ConfigMap are kept. What changed is reported on stderr by token
+ID. FILE may hold other objects too (e.g. a 'joinkit init' stream).
+
+Usage:
+  joinkit cluster-info sign FILE --secrets FILE... [-o yaml|json]
+
+Flags:
+  --secrets FILE     bootstrap-token Secret manifests (files, dirs or -), repeatable (required)
+  -o, --output FMT   yaml (default) or json
+
+${EXIT_CODES}
+
+Examples:
+  kubectl -n kube-public get cm cluster-info -o yaml > ci.yaml
+  kubectl -n kube-system get secrets --field-selector type=bootstrap.kubernetes.io/token \\
+    -o yaml > tokens.yaml
+  joinkit cluster-info sign ci.yaml --secrets tokens.yaml | kubectl apply -f -
+`,
+  run(ctx) {
+    expectArgs(ctx, 1, 1, "FILE (the cluster-info ConfigMap)");
+    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const secretFiles = flagList(ctx.flags, "secrets");
+    if (secretFiles.length === 0) throw new UsageError("missing required flag --secrets");
+    const input = readInput(ctx.args[0]!);
+    const info = findClusterInfo(parseManifests(input.text, input.name), input.name);
+    const secrets = readInputs(secretFiles).flatMap((i) =>
+      secretsIn(parseManifests(i.text, i.name), i.name)
+    );
+    const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
+    for (const s of skipped) {
+      ctx.stderr(`[bootstrap-signer] skipping Secret ${s.name}: ${s.reason}`);
+    }
+    const result = signClusterInfoData(info.data, tokens, input.name);
+    const q = JSON.stringify;
+    for (const id of result.added) {
+      ctx.stderr(`[bootstrap-signer] added signature for token ID ${q(id)}`);
+    }
+    for (const id of result.replaced) {
+      ctx.stderr(`[bootstrap-signer] replaced wrong signature for token ID ${q(id)}`);
+    }
+    for (const id of result.removed) {
+      ctx.stderr(`[bootstrap-signer] removed signature for token ID ${q(id)}`);
+    }
+    if (!result.changed) ctx.stderr("[bootstrap-signer] signatures already up to date");
+    ctx.stdout(renderObjects([{ ...info.object, data: result.data }], format));
+  },
+};

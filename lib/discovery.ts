@@ -1,0 +1,187 @@
+/**
+ * `kubeadm join`'s token discovery, offline (k/k `cmd/kubeadm/app/discovery/
+ * token/token.go`, `discovery/discovery.go`, join validation): the same
+ * checks in the same order with the same texts, then the TLS-bootstrap
+ * kubeconfig kubeadm would write. Every failure is a `CheckError` (exit 3);
+ * no message contains the token secret.
+ *
+ * @module
+ */
+
+import { aggregateErrors } from "./bootstrap_token.ts";
+import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
+import { CheckError, JoinkitError } from "./errors.ts";
+import { detachedTokenIsValid } from "./jws.ts";
+import {
+  clusterOf,
+  type KubeconfigCluster,
+  type KubeconfigObject,
+  parseKubeconfig,
+  tokenKubeconfig,
+} from "./kubeconfig.ts";
+import { decodePem } from "./pem.ts";
+import { PinSet } from "./pin.ts";
+import { TOKEN_PATTERN } from "./token.ts";
+
+/** Inputs of {@link verifyClusterInfo}. */
+export interface DiscoveryOptions {
+  /** The cluster-info ConfigMap's `data`. */
+  data: Record<string, string>;
+  /** `--token`. */
+  token: string;
+  /** `--discovery-token-ca-cert-hash` values. */
+  caCertHashes: readonly string[];
+  /** `--discovery-token-unsafe-skip-ca-verification`. */
+  unsafeSkipCAVerification: boolean;
+}
+
+/** What discovery established. */
+export interface DiscoveryResult {
+  /** The token ID whose signature verified. */
+  tokenId: string;
+  /** The verified `data.kubeconfig` string. */
+  kubeconfig: string;
+  /** The cluster read from it (server and CA). */
+  cluster: KubeconfigCluster;
+  /** Index of the pinned CA certificate in the bundle, or -1 without pins. */
+  pinnedIndex: number;
+  /** The TLS-bootstrap kubeconfig `discovery.For` builds from it. */
+  bootstrapKubeconfig: KubeconfigObject;
+}
+
+/** Prefix `discovery.For`'s caller adds to every discovery failure. */
+export const DISCOVERY_ERROR_PREFIX = "couldn't validate the identity of the API Server: ";
+
+/**
+ * kubeadm's `ValidateDiscoveryBootstrapToken` (the parts that apply offline):
+ * `undefined` when valid, else the aggregated `field.ErrorList` text.
+ */
+export function validateDiscoveryFlags(
+  token: string,
+  caCertHashes: readonly string[],
+  unsafe: boolean,
+): string | undefined {
+  const errs: string[] = [];
+  if (caCertHashes.length === 0 && !unsafe) {
+    errs.push(
+      `discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue`,
+    );
+  }
+  if (!TOKEN_PATTERN.test(token)) {
+    // kubeadm would quote the value here; ours may hold a secret, so it is left out.
+    errs.push(`discovery.bootstrapToken.token: Invalid value: "": the bootstrap token is invalid`);
+  }
+  return errs.length ? aggregateErrors(errs) : undefined;
+}
+
+/**
+ * Runs token discovery over a cluster-info's `data`, in kubeadm's order:
+ * flag validation; pins parsed; JWS key for the token ID present
+ * (`getClusterInfo`); `kubeconfig` key present; signature non-empty and
+ * valid; kubeconfig parses; CA pinned (unless no pins and unsafe); a usable
+ * cluster. Returns the TLS-bootstrap kubeconfig built from the server and
+ * CA in cluster-info.
+ *
+ * @example
+ * ```ts
+ * verifyClusterInfo({ data, token, caCertHashes: [pin], unsafeSkipCAVerification: false });
+ * ```
+ */
+export function verifyClusterInfo(opts: DiscoveryOptions): DiscoveryResult {
+  const invalid = validateDiscoveryFlags(
+    opts.token,
+    opts.caCertHashes,
+    opts.unsafeSkipCAVerification,
+  );
+  if (invalid !== undefined) throw new CheckError(invalid);
+  const fail = (why: string) => new CheckError(DISCOVERY_ERROR_PREFIX + why);
+  const m = TOKEN_PATTERN.exec(opts.token)!;
+  const id = m[1]!;
+  const secret = m[2]!;
+
+  const pins = new PinSet();
+  try {
+    pins.allow(...opts.caCertHashes);
+  } catch (e) {
+    throw fail(`invalid discovery token CA certificate hash: ${(e as Error).message}`);
+  }
+
+  const data = opts.data;
+  const has = (k: string) => Object.hasOwn(data, k);
+  if (!has(JWS_KEY_PREFIX + id)) {
+    throw fail(
+      `could not find a JWS signature in the cluster-info ConfigMap for token ID ${
+        JSON.stringify(id)
+      }`,
+    );
+  }
+  const kubeconfig = has(KUBECONFIG_KEY) ? data[KUBECONFIG_KEY]! : "";
+  if (kubeconfig === "") {
+    throw fail(
+      "there is no kubeconfig key in the cluster-info ConfigMap. This API Server isn't set up for token bootstrapping, can't connect",
+    );
+  }
+  const signature = data[JWS_KEY_PREFIX + id]!;
+  if (signature === "") {
+    throw fail(
+      `token id ${
+        JSON.stringify(id)
+      } is invalid for this cluster or it has expired. Use "kubeadm token create" on the control-plane node to create a new valid token`,
+    );
+  }
+  if (!detachedTokenIsValid(signature, kubeconfig, id, secret)) {
+    throw fail(
+      "failed to verify JWS signature of received cluster info object, can't trust this API Server",
+    );
+  }
+
+  let parsed;
+  try {
+    parsed = parseKubeconfig(kubeconfig, "kubeconfig");
+  } catch (e) {
+    const why = e instanceof JoinkitError ? e.message.replace(/^kubeconfig: /, "") : String(e);
+    throw fail(`couldn't parse the kubeconfig file in the cluster-info ConfigMap: ${why}`);
+  }
+
+  let pinnedIndex = -1;
+  if (!pins.isEmpty()) {
+    // validateClusterCA: the CA data of the last cluster in the (one-entry) map.
+    const last = parsed.clusters[parsed.clusters.length - 1];
+    const ders = certificateDers(last?.caData ?? new Uint8Array());
+    if (ders.length === 0) {
+      throw fail(
+        "failed to parse cluster CA from the cluster-info ConfigMap: data does not contain any valid RSA or ECDSA certificates",
+      );
+    }
+    try {
+      pinnedIndex = pins.checkAny(ders);
+    } catch (e) {
+      throw fail(`cluster CA found in cluster-info ConfigMap is invalid: ${(e as Error).message}`);
+    }
+  }
+
+  const cluster = clusterOf(parsed);
+  if (!cluster) throw fail("malformed kubeconfig in the cluster-info ConfigMap");
+  return {
+    tokenId: id,
+    kubeconfig,
+    cluster,
+    pinnedIndex,
+    bootstrapKubeconfig: tokenKubeconfig({
+      server: cluster.server,
+      caData: cluster.caData,
+      token: opts.token,
+    }),
+  };
+}
+
+function certificateDers(caData: Uint8Array): Uint8Array[] {
+  try {
+    const text = new TextDecoder().decode(caData);
+    return decodePem(text, "certificate-authority-data")
+      .filter((b) => b.type === "CERTIFICATE")
+      .map((b) => b.der);
+  } catch {
+    return [];
+  }
+}
