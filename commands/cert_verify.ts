@@ -1,0 +1,205 @@
+/**
+ * `joinkit cert verify`: check issued certificates against their CA, the
+ * signer's rules, the node name and the private key; print the kubelet's
+ * rotation window.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { type Cert, parseCertificateFrom } from "../lib/cert_info.ts";
+import { verifyCertificate, type VerifyReport } from "../lib/cert_verify.ts";
+import { InputError, UsageError } from "../lib/errors.ts";
+import { decodePem } from "../lib/pem.ts";
+import { signerValidator } from "../lib/signer.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagChoice, flagString, requireString } from "./_flags.ts";
+import { type Input, readInput, readInputs } from "./_io.ts";
+
+export const command: Command = {
+  name: "cert verify",
+  options: {
+    ca: { type: "string" },
+    "signer-name": { type: "string" },
+    node: { type: "string" },
+    key: { type: "string" },
+    at: { type: "string" },
+    output: { type: "string", short: "o" },
+  },
+  help: `Check issued certificates as their users would.
+
+For each CERT (PEM, DER, the kubelet's combined cert+key file such as
+kubelet-client-current.pem, or a kubeconfig with embedded client certificates;
+directories are read recursively):
+  chain     signed by a CA in --ca (through intermediates in the same file);
+            the CA must be a CA and valid at --at
+  validity  NotBefore <= --at <= NotAfter
+  ca-flag   the certificate is not a CA
+  eku       ClientAuth (client signers) or ServerAuth (kubelet-serving), checked
+            over the chain as Go's x509.Verify does
+  signer    the signer's subject, SAN and usage rules (--signer-name, or guessed:
+            kubelet client or serving)
+  node      CN is system:node:NAME (with --node)
+  key       the private key matches (--key, or the key in a combined file or
+            kubeconfig)
+and the kubelet's rotation window: uniformly between 70% and 90% of the
+lifetime after NotBefore (client-go's certificate manager).
+
+Usage:
+  joinkit cert verify CERT... --ca CA.crt [--signer-name NAME] [--node NAME] [--key KEY]
+                      [--at RFC3339] [-o text|json]
+
+Flags:
+  --ca FILE             trusted CA certificate(s): PEM bundle, DER or kubeconfig
+  --signer-name NAME    the signer whose rules apply
+  --node NAME           expected node name
+  --key FILE            private key that must match (PEM)
+  --at RFC3339          when to judge validity (default: --now, else the system time)
+  -o, --output FORMAT   text (default) or json
+
+Exit code 3 when any check fails for any certificate.
+
+${EXIT_CODES}
+
+Examples:
+  joinkit cert verify /var/lib/kubelet/pki/kubelet-client-current.pem \\
+    --ca /etc/kubernetes/pki/ca.crt --node worker-1
+  joinkit cert verify certs/ --ca ca.crt -o json
+`,
+  async run(ctx) {
+    expectArgs(ctx, 1, Infinity, "CERT");
+    const caPath = requireString(ctx.flags, "ca");
+    const signerName = flagString(ctx.flags, "signer-name");
+    if (signerName !== undefined) {
+      try {
+        signerValidator(signerName);
+      } catch (e) {
+        throw new UsageError(`--signer-name: ${(e as Error).message}`);
+      }
+    }
+    const node = flagString(ctx.flags, "node");
+    const keyPath = flagString(ctx.flags, "key");
+    const atText = flagString(ctx.flags, "at");
+    let at = ctx.now;
+    if (atText !== undefined) {
+      const { parseRfc3339 } = await import("../lib/time.ts");
+      at = parseRfc3339(atText, "--at");
+    }
+    const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
+
+    const caIn = readInput(caPath);
+    const { extractCertificates } = await import("../lib/certsource.ts");
+    const cas = (await extractCertificates(caIn)).map((der, i, all) => ({
+      cert: parseCertificateFrom(der, all.length > 1 ? `${caIn.name}[${i}]` : caIn.name),
+      source: caIn.name,
+    }));
+    let flagKey: { spki: Uint8Array; source: string } | undefined;
+    if (keyPath !== undefined) flagKey = await loadKeySpki(readInput(keyPath));
+
+    const reports: VerifyReport[] = [];
+    for (const input of readInputs(ctx.args)) {
+      for (const item of await certsOf(input)) {
+        const key = flagKey ?? item.key;
+        reports.push(
+          await verifyCertificate(item.leaf, item.intermediates, item.source, {
+            cas,
+            signerName,
+            node,
+            key,
+            at,
+          }),
+        );
+      }
+    }
+    if (format === "json") {
+      const { toJson } = await import("../lib/manifest.ts");
+      ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));
+    } else {
+      const out: string[] = [];
+      for (const r of reports) {
+        out.push(`${r.source}: ${r.subject}`);
+        for (const c of r.checks) {
+          out.push(`  ${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(9)} ${c.detail}`);
+        }
+        out.push(
+          `  info  rotation  the kubelet rotates it between ${r.rotation.start} and ${r.rotation.end}` +
+            (r.rotation.due ? " (window reached)" : ""),
+        );
+        out.push(`  verdict: ${r.ok ? "ok" : "FAILED"}`);
+      }
+      ctx.stdout(out.join("\n") + "\n");
+    }
+    return reports.every((r) => r.ok) ? 0 : 3;
+  },
+};
+
+interface Item {
+  leaf: Cert;
+  intermediates: Cert[];
+  source: string;
+  key?: { spki: Uint8Array; source: string } | undefined;
+}
+
+async function loadKeySpki(input: Input): Promise<{ spki: Uint8Array; source: string }> {
+  const { importPrivateKeyPem } = await import("../lib/keys.ts");
+  const k = await importPrivateKeyPem(input.text, input.name);
+  return { spki: k.spki, source: input.name };
+}
+
+const KEY_TYPES = ["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY", "ENCRYPTED PRIVATE KEY"];
+
+async function certsOf(input: Input): Promise<Item[]> {
+  const { name, text, bytes } = input;
+  if (text.includes("-----BEGIN")) {
+    const blocks = decodePem(text, name);
+    const certs = blocks.filter((b) => b.type === "CERTIFICATE");
+    if (certs.length === 0) throw new InputError(`${name}: no certificate found`);
+    const parsed = certs.map((b, i) => parseCertificateFrom(b.der, i ? `${name}[${i}]` : name));
+    const hasKey = blocks.some((b) => KEY_TYPES.includes(b.type));
+    return [{
+      leaf: parsed[0]!,
+      intermediates: parsed.slice(1),
+      source: name,
+      key: hasKey ? await loadKeySpki(input) : undefined,
+    }];
+  }
+  if (bytes[0] === 0x30) {
+    return [{ leaf: parseCertificateFrom(bytes, name), intermediates: [], source: name }];
+  }
+  const { parseManifests, isObject } = await import("../lib/manifest.ts");
+  let docs;
+  try {
+    docs = parseManifests(text, name);
+  } catch {
+    throw new InputError(`${name}: not a certificate, combined cert+key file or kubeconfig`);
+  }
+  const items: Item[] = [];
+  for (const doc of docs) {
+    const users = Array.isArray(doc.users) ? doc.users : [];
+    for (const u of users) {
+      if (!isObject(u) || !isObject(u.user)) continue;
+      const data = u.user["client-certificate-data"];
+      if (typeof data !== "string") continue;
+      const where = `${name}: user ${JSON.stringify(u.name)}`;
+      const pem = Buffer.from(data, "base64").toString("utf8");
+      const certs = decodePem(pem, where).filter((b) => b.type === "CERTIFICATE");
+      if (certs.length === 0) throw new InputError(`${where}: no certificate found`);
+      const parsed = certs.map((b) => parseCertificateFrom(b.der, where));
+      const keyData = u.user["client-key-data"];
+      const key = typeof keyData === "string"
+        ? await loadKeySpki({
+          name: `${where} client-key-data`,
+          text: Buffer.from(keyData, "base64").toString("utf8"),
+          bytes: new Uint8Array(),
+        })
+        : undefined;
+      items.push({ leaf: parsed[0]!, intermediates: parsed.slice(1), source: where, key });
+    }
+  }
+  if (items.length === 0) {
+    throw new InputError(
+      `${name}: no certificate found (no PEM, DER or embedded client-certificate-data)`,
+    );
+  }
+  return items;
+}
