@@ -1,0 +1,187 @@
+/**
+ * `joinkit cert inspect`: show certificates; over a directory such as a
+ * kubeadm `pki/`, an expiry table in the spirit of `kubeadm certs
+ * check-expiration`.
+ *
+ * @module
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type Cert, parseCertificateFrom, summarize } from "../lib/cert_info.ts";
+import { extractCertificates } from "../lib/certsource.ts";
+import { InputError } from "../lib/errors.ts";
+import { formatName } from "../lib/pkix.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagChoice } from "./_flags.ts";
+import { readInputs } from "./_io.ts";
+
+export const command: Command = {
+  name: "cert inspect",
+  options: { output: { type: "string", short: "o" } },
+  help: `Show certificates and their expiry.
+
+For each certificate in each FILE (PEM bundles, DER, combined cert+key files,
+kubeconfigs with embedded CA and client certificates, cluster-info
+ConfigMaps): subject, issuer, serial, validity and time left, SANs, key
+usages, EKUs, key type and size, CA flag and the sha256: SPKI pin that
+'kubeadm join --discovery-token-ca-cert-hash' takes.
+
+A DIR (e.g. /etc/kubernetes/pki, or /etc/kubernetes for the kubeconfigs too) is
+read recursively, files without certificates (keys) are skipped, and the text
+output is an expiry table in the spirit of 'kubeadm certs check-expiration':
+leaf certificates first, then certificate authorities.
+
+Usage:
+  joinkit cert inspect FILE|DIR... [-o text|json]
+
+Flags:
+  -o, --output FORMAT   text (default) or json
+
+Times are judged at the global --now (default: the system time).
+
+${EXIT_CODES}
+
+Examples:
+  joinkit cert inspect /etc/kubernetes/pki/apiserver.crt
+  joinkit cert inspect /etc/kubernetes/pki /etc/kubernetes/admin.conf
+`,
+  async run(ctx) {
+    expectArgs(ctx, 1, Infinity, "FILE|DIR");
+    const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
+    const entries: { file: string; label: string; index: number; cert: Cert }[] = [];
+    let table = false;
+    for (const arg of ctx.args) {
+      const isDir = arg !== "-" && isDirectory(arg);
+      table ||= isDir;
+      for (const input of readInputs([arg])) {
+        let ders: Uint8Array[];
+        try {
+          ders = await extractCertificates(input, { includeClient: true });
+        } catch (e) {
+          if (isDir && e instanceof InputError) continue; // keys and other files
+          throw e;
+        }
+        const rel = isDir ? path.relative(arg, input.name) : input.name;
+        ders.forEach((der, i) => {
+          const where = ders.length > 1 ? `${input.name}[${i}]` : input.name;
+          entries.push({
+            file: input.name,
+            label: isDir ? labelFor(rel, ders.length, i) : where,
+            index: i,
+            cert: parseCertificateFrom(der, where),
+          });
+        });
+      }
+    }
+    if (entries.length === 0) {
+      throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
+    }
+    if (format === "json") {
+      const { toJson } = await import("../lib/manifest.ts");
+      const rows = entries.map((e) => ({
+        file: e.file,
+        index: e.index,
+        ...summarize(e.cert, ctx.now),
+      }));
+      ctx.stdout(toJson(rows));
+      return;
+    }
+    if (table) {
+      ctx.stdout(expiryTable(entries, ctx.now));
+      return;
+    }
+    ctx.stdout(entries.map((e) => details(e.label, e.cert, ctx.now)).join("\n"));
+  },
+};
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function labelFor(rel: string, count: number, i: number): string {
+  const base = rel.replace(/\.(crt|pem|cert|der)$/, "");
+  return count > 1 ? `${base}[${i}]` : base;
+}
+
+function details(label: string, c: Cert, now: Date): string {
+  const s = summarize(c, now) as Record<string, string | string[] | boolean | number>;
+  const list = (v: unknown) => (Array.isArray(v) && v.length ? v.join(", ") : "(none)");
+  const sans = [
+    ...c.sans.dns.map((d) => `DNS:${d}`),
+    ...c.sans.ips.map((d) => `IP:${d}`),
+    ...c.sans.emails.map((d) => `email:${d}`),
+    ...c.sans.uris.map((d) => `URI:${d}`),
+  ];
+  const rows: [string, string][] = [
+    ["subject", String(s.subject) || "(empty)"],
+    ["issuer", String(s.issuer)],
+    ["serial", `${s.serialHex} (${s.serial})`],
+    ["not before", String(s.notBefore)],
+    ["not after", `${s.notAfter} (${s.expired ? "EXPIRED" : `${s.timeLeft} left`})`],
+    ["SANs", list(sans)],
+    ["key usage", list(s.keyUsage)],
+    ["ext key usage", list(s.extKeyUsage)],
+    ["key", String(s.key)],
+    ["CA", String(s.isCA)],
+    ["signature", String(s.signatureAlgorithm)],
+    ["SPKI pin", String(s.spkiPin)],
+  ];
+  return `${label}\n` + rows.map(([k, v]) => `  ${(k + ":").padEnd(15)}${v}`).join("\n") + "\n";
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** kubeadm's expiry time format: `Jan 02, 2006 15:04 UTC`. */
+function kubeadmTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${MONTHS[d.getUTCMonth()]} ${p(d.getUTCDate())}, ${d.getUTCFullYear()} ${
+    p(d.getUTCHours())
+  }:${p(d.getUTCMinutes())} UTC`;
+}
+
+function expiryTable(
+  entries: { label: string; cert: Cert }[],
+  now: Date,
+): string {
+  const caName = (c: Cert) => {
+    if (formatName(c.issuer) === formatName(c.subject)) return "";
+    const ca = entries.find((e) =>
+      e.cert.basicConstraints?.isCA && formatName(e.cert.subject) === formatName(c.issuer)
+    );
+    return ca ? ca.label : formatName(c.issuer);
+  };
+  const left = (c: Cert) => {
+    const ms = c.notAfter.getTime() - now.getTime();
+    if (ms <= 0) return "<invalid>";
+    return String(summarize(c, now).timeLeft);
+  };
+  const pad = (rows: string[][]) => {
+    const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    return rows.map((r) =>
+      r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]! + 3))).join("")
+        .trimEnd()
+    ).join("\n") + "\n";
+  };
+  const leaves = entries.filter((e) => !e.cert.basicConstraints?.isCA);
+  const cas = entries.filter((e) => e.cert.basicConstraints?.isCA);
+  let out = "";
+  if (leaves.length) {
+    out += pad([
+      ["CERTIFICATE", "EXPIRES", "RESIDUAL TIME", "CERTIFICATE AUTHORITY"],
+      ...leaves.map((e) => [e.label, kubeadmTime(e.cert.notAfter), left(e.cert), caName(e.cert)]),
+    ]);
+  }
+  if (cas.length) {
+    if (out) out += "\n";
+    out += pad([
+      ["CERTIFICATE AUTHORITY", "EXPIRES", "RESIDUAL TIME"],
+      ...cas.map((e) => [e.label, kubeadmTime(e.cert.notAfter), left(e.cert)]),
+    ]);
+  }
+  return out;
+}
