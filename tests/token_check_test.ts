@@ -1,0 +1,204 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "./_cli.ts";
+
+const NOW = "2026-01-01T00:30:00Z";
+
+Deno.test("CLI token check prints the user and sorted groups of a valid token", async () => {
+  const r = await runCli([
+    "token",
+    "check",
+    "abcdef.0123456789abcdef",
+    "--secrets",
+    "examples/tokens",
+    "--now",
+    NOW,
+  ]);
+  assert.equal(r.code, 0);
+  assert.equal(r.stderr, "");
+  assert.equal(
+    r.stdout,
+    "user: system:bootstrap:abcdef\ngroups: system:bootstrappers,system:bootstrappers:kubeadm:default-node-token\n",
+  );
+  const j = await runCli([
+    "token",
+    "check",
+    "abcdef.0123456789abcdef",
+    "--secrets",
+    "examples/tokens",
+    "--now",
+    NOW,
+    "-o",
+    "json",
+  ]);
+  assert.deepEqual(JSON.parse(j.stdout), {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenReview",
+    status: {
+      authenticated: true,
+      user: {
+        groups: ["system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token"],
+        username: "system:bootstrap:abcdef",
+      },
+    },
+  });
+  const y = await runCli([
+    "token",
+    "check",
+    "-",
+    "--secrets",
+    "examples/tokens/bootstrap-token-abcdef.yaml",
+    "--now",
+    NOW,
+    "-o",
+    "yaml",
+  ], { stdin: "abcdef.0123456789abcdef\n" });
+  assert.equal(y.code, 0, y.stderr);
+  assert.match(
+    y.stdout,
+    /^apiVersion: authentication\.k8s\.io\/v1\nkind: TokenReview\nstatus:\n {2}authenticated: true\n/,
+  );
+});
+
+Deno.test("CLI token check names the rejecting rule on one stderr line, exit 3, no secret", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const bad = path.join(dir, "bad.yaml");
+    fs.writeFileSync(
+      bad,
+      `apiVersion: v1
+kind: Secret
+metadata: {name: bootstrap-token-gggggg, namespace: kube-system}
+type: bootstrap.kubernetes.io/token
+stringData:
+  token-id: gggggg
+  token-secret: gggggggggggggggg
+  usage-bootstrap-authentication: "true"
+  auth-extra-groups: system:bootstrappers:ok,Bad-Group
+`,
+    );
+    const cases: [string, string[], string][] = [
+      [
+        "ABCDEF.0123456789abcdef",
+        ["examples/tokens"],
+        "error: token rejected at step 1 (format): not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}, so the authenticator ignores it",
+      ],
+      ["abcdef0123456789abcdef", ["examples/tokens"], "error: token rejected at step 1 (format):"],
+      [
+        "zzzzzz.0123456789abcdef",
+        ["examples/tokens"],
+        "error: token rejected at step 2 (secret): no Secret kube-system/bootstrap-token-zzzzzz in the inputs",
+      ],
+      [
+        "abcdef.0123456789abcdee",
+        ["examples/tokens"],
+        "error: token rejected at step 5 (token-secret): bootstrap secret kube-system/bootstrap-token-abcdef has invalid value for key token-secret",
+      ],
+      [
+        "123456.aabbccddeeffgghh",
+        ["examples/tokens"],
+        "error: token rejected at step 8 (usage): bootstrap secret kube-system/bootstrap-token-123456 not marked usage-bootstrap-authentication=true",
+      ],
+      [
+        "gggggg.gggggggggggggggg",
+        [bad],
+        String
+          .raw`error: token rejected at step 9 (auth-extra-groups): bootstrap secret kube-system/bootstrap-token-gggggg has invalid value for key auth-extra-groups: bootstrap group "Bad-Group" is invalid (must match \Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z)`,
+      ],
+    ];
+    for (const [token, secrets, start] of cases) {
+      const r = await runCli([
+        "token",
+        "check",
+        token,
+        ...secrets.flatMap((s) => ["--secrets", s]),
+        "--now",
+        NOW,
+      ]);
+      assert.equal(r.code, 3, `${token}: ${r.stderr}`);
+      assert.equal(r.stdout, "");
+      assert.ok(r.stderr.startsWith(start), r.stderr);
+      assert.equal(r.stderr.split("\n").length, 2, r.stderr);
+      assert.ok(!r.stderr.includes(token.slice(7)), r.stderr);
+    }
+    // expired: the same token after its expiration
+    const e = await runCli([
+      "token",
+      "check",
+      "abcdef.0123456789abcdef",
+      "--secrets",
+      "examples/tokens",
+      "--now",
+      "2026-01-02T00:00:00Z",
+    ]);
+    assert.equal(e.code, 3);
+    assert.equal(
+      e.stderr,
+      "error: token rejected at step 7 (expiration): bootstrap secret kube-system/bootstrap-token-abcdef has expired (expiration 2026-01-02T00:00:00Z)\n",
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI token check fails on bad input and usage", async () => {
+  const cases: [string[], number, RegExp, string?][] = [
+    [["abcdef.0123456789abcdef"], 2, /^error: missing required flag --secrets\n$/],
+    [["--secrets", "examples/tokens"], 2, /^error: missing argument: TOKEN\n$/],
+    [
+      ["abcdef.0123456789abcdef", "--secrets", "no/such.yaml"],
+      1,
+      /^error: no\/such\.yaml: no such file or directory\n$/,
+    ],
+    [["-", "--secrets", "-"], 2, /^error: TOKEN and --secrets cannot both be '-'\n$/],
+    [
+      ["abcdef.0123456789abcdef", "--secrets", "-"],
+      1,
+      /^error: stdin: Secret "x": data\["token-id"\] is not valid base64\n$/,
+      "kind: Secret\nmetadata: {name: x}\ndata: {token-id: '%%%'}\n",
+    ],
+    [
+      ["abcdef.0123456789abcdef", "--secrets", "-"],
+      3,
+      /step 2 \(secret\)/,
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bootstrap-token-abcdef, namespace: kube-system}\n",
+    ],
+  ];
+  for (const [args, code, re, stdin] of cases) {
+    const r = await runCli(["token", "check", ...args], stdin === undefined ? {} : { stdin });
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, re);
+  }
+});
+
+Deno.test("CLI token auth-file prints a fresh token line in the TLS-bootstrapping docs format", async () => {
+  const a = await runCli(["token", "auth-file"]);
+  const b = await runCli(["token", "auth-file"]);
+  assert.equal(a.code, 0);
+  assert.equal(a.stderr, "");
+  assert.match(a.stdout, /^[0-9a-f]{32},kubelet-bootstrap,10001,"system:bootstrappers"\n$/);
+  assert.notEqual(a.stdout, b.stdout);
+  const c = await runCli([
+    "token",
+    "auth-file",
+    "--user",
+    "ci",
+    "--uid",
+    "7",
+    "--groups",
+    "g1,g2",
+    "--groups",
+    "g3",
+  ]);
+  assert.match(c.stdout, /^[0-9a-f]{32},ci,7,"g1,g2,g3"\n$/);
+  const d = await runCli(["token", "auth-file", "--groups", ""]);
+  assert.match(d.stdout, /^[0-9a-f]{32},kubelet-bootstrap,10001\n$/);
+  for (const args of [["--user", "a,b"], ["--uid", '1"'], ["--user", ""], ["extra"]]) {
+    const r = await runCli(["token", "auth-file", ...args]);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /^error: .+\n$/);
+  }
+});
