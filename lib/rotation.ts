@@ -37,8 +37,7 @@ export function rotationWindow(notBefore: Date, notAfter: Date): RotationWindow 
  */
 export function rotationDeadline(notBefore: Date, notAfter: Date, r: number): Date {
   const total = notAfter.getTime() - notBefore.getTime();
-  const jittered = total + r * 0.2 * total - 0.3 * total;
-  return new Date(notBefore.getTime() + Math.floor(jittered));
+  return new Date(notBefore.getTime() + Math.round((0.7 + 0.2 * r) * total));
 }
 
 /** The parts of a certificate or template compared by `certSatisfiesTemplate`. */
