@@ -129,6 +129,14 @@ Examples:
       }
       ctx.stdout(out.join("\n") + "\n");
     }
+    for (const r of reports) {
+      const failed = r.checks.filter((c) => !c.ok);
+      if (failed.length) {
+        ctx.stderr(
+          `error: ${r.source}: ${failed.map((c) => `${c.check}: ${c.detail}`).join("; ")}`,
+        );
+      }
+    }
     return reports.every((r) => r.ok) ? 0 : 3;
   },
 };
