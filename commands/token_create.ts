@@ -8,7 +8,7 @@
 import {
   aggregateErrors,
   type BootstrapTokenSpec,
-  tokenToSecret,
+  tokensToSecrets,
   validateBootstrapToken,
   withDefaults,
 } from "../lib/bootstrap_token.ts";
@@ -158,9 +158,7 @@ Examples:
       }
     }
     const stringData = flagBool(ctx.flags, "string-data");
-    const secrets = tokens.map((token) =>
-      tokenToSecret({ ...full, token }, ctx.now, { stringData })
-    );
+    const secrets = tokensToSecrets(full, tokens, ctx.now, { stringData });
     ctx.stdout(format === "yaml" ? renderYamlStream(secrets) : renderObjects(secrets, "json"));
   },
 };

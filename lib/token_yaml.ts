@@ -44,31 +44,42 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function emitMap(
-  map: Record<string, unknown>,
-  indent: string,
-  cache: ScalarCache,
-  out: string[],
-): boolean {
-  const keys = Object.keys(map).filter((k) => map[k] !== undefined).sort((a, b) =>
-    a < b ? -1 : a > b ? 1 : 0
-  );
-  if (keys.length === 0) return false;
+// Sorted, checked key lists by the maps' own key order: Secrets share a few shapes.
+const keyCache = new Map<string, string[] | null>();
+
+function sortedKeys(map: Record<string, unknown>): string[] | null {
+  const own = Object.keys(map);
+  const sig = own.join("\n");
+  let keys = keyCache.get(sig);
+  if (keys === undefined) {
+    keys = own.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    const ok = keys.length > 0 &&
+      keys.every((k) => SAFE.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k));
+    if (!ok) keys = null;
+    if (keyCache.size < 1000) keyCache.set(sig, keys);
+  }
+  return keys;
+}
+
+function emitMap(map: Record<string, unknown>, indent: string, cache: ScalarCache): string | null {
+  const keys = sortedKeys(map);
+  if (keys === null) return null;
+  let out = "";
   for (const key of keys) {
-    if (!SAFE.test(key) || KEYWORDS.has(key.toLowerCase()) || EXPONENT.test(key)) return false;
     const value = map[key];
     if (typeof value === "string") {
       const text = cache.render(value);
-      if (text === null) return false;
-      out.push(`${indent}${key}: ${text}\n`);
+      if (text === null) return null;
+      out += indent + key + ": " + text + "\n";
     } else if (isMap(value)) {
-      out.push(`${indent}${key}:\n`);
-      if (!emitMap(value, indent + "  ", cache, out)) return false;
+      const inner = emitMap(value, indent + "  ", cache);
+      if (inner === null) return null;
+      out += indent + key + ":\n" + inner;
     } else {
-      return false;
+      return null;
     }
   }
-  return true;
+  return out;
 }
 
 /**
@@ -82,10 +93,11 @@ function emitMap(
  */
 export function renderYamlStream(objects: readonly unknown[]): string {
   const cache = new ScalarCache();
-  const docs: string[] = [];
-  for (const obj of objects) {
-    const out: string[] = [];
-    docs.push(isMap(obj) && emitMap(obj, "", cache, out) ? out.join("") : toYaml(obj));
+  let out = "";
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i];
+    const text = isMap(obj) ? emitMap(obj, "", cache) : null;
+    out += (i > 0 ? "---\n" : "") + (text ?? toYaml(obj));
   }
-  return docs.join("---\n");
+  return out;
 }

@@ -4,6 +4,7 @@ import { Buffer } from "node:buffer";
 import {
   aggregateErrors,
   encodeTokenSecretData,
+  tokensToSecrets,
   tokenToSecret,
   validateBootstrapToken,
   withDefaults,
@@ -99,6 +100,33 @@ type: bootstrap.kubernetes.io/token
     Buffer.from((utf.data as Record<string, string>).description!, "base64").toString("utf8"),
     "héllo ✓",
   );
+});
+
+Deno.test("tokensToSecrets() equals tokenToSecret() per token", () => {
+  const tokens = ["abcdef.0123456789abcdef", "123456.aabbccddeeffgghh"].map(
+    newBootstrapTokenString,
+  );
+  const specs = [
+    withDefaults({ token, description: "d ✓", ttlMs: 3_600_000 }),
+    withDefaults({
+      token,
+      expires: refTime,
+      usages: ["authentication"],
+      groups: ["system:bootstrappers:x"],
+    }),
+    { token },
+  ];
+  for (const spec of specs) {
+    for (const stringData of [false, true]) {
+      const want = tokens.map((t) => tokenToSecret({ ...spec, token: t }, refTime, { stringData }));
+      const got = tokensToSecrets(spec, tokens, refTime, { stringData });
+      assert.deepEqual(got, want);
+      assert.deepEqual(
+        got.map((s) => Object.keys(s[stringData ? "stringData" : "data"] as object)),
+        want.map((s) => Object.keys(s[stringData ? "stringData" : "data"] as object)),
+      );
+    }
+  }
 });
 
 Deno.test("withDefaults() applies kubeadm's SetDefaults_BootstrapToken", () => {
