@@ -30,7 +30,7 @@ Deno.test("CLI csr create writes a 0600 key and a CSR openssl accepts; prints th
     );
     assert.match(r.stdout, /name: node-csr-[A-Za-z0-9_-]{43}\n/);
     assert.match(r.stdout, /signerName: kubernetes\.io\/kube-apiserver-client-kubelet\n/);
-    assert.match(r.stdout, /usages:\n  - digital signature\n  - client auth\n/);
+    assert.match(r.stdout, /usages:\n {2}- digital signature\n {2}- client auth\n/);
     assert.equal(fs.statSync(path.join(out, "kubelet-client.key")).mode & 0o777, 0o600);
     assert.equal(fs.statSync(out).mode & 0o777, 0o700);
     const v = run("openssl", [
@@ -194,7 +194,7 @@ Deno.test("CLI csr sign: a List of several keeps its shape; a refused one gets F
     const s = await setup(dir);
     const good = fs.readFileSync(s.yaml, "utf8");
     const bad = good.replace(
-      /usages:\n  - digital signature\n  - client auth/,
+      /usages:\n {2}- digital signature\n {2}- client auth/,
       "usages:\n  - server auth",
     );
     const indent = (t: string) =>
