@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import process from "node:process";
 import { bootstrapTokenFromSecret, type ParsedBootstrapToken } from "../lib/bootstrap_token.ts";
 import type { DecodedSecret } from "../lib/secret.ts";
 import {
@@ -317,4 +318,41 @@ Deno.test("CLI token list keeps the later of duplicate Secrets with a warning", 
     r.stderr,
     "warning: stdin: Secret kube-system/bootstrap-token-abcdef: replaces the one in stdin\n",
   );
+});
+
+Deno.test("CLI token list reads a kubectl JSON List and refuses unreadable files", async () => {
+  const list = {
+    apiVersion: "v1",
+    kind: "List",
+    items: [{
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+      type: "bootstrap.kubernetes.io/token",
+      data: { "token-id": "YWJjZGVm", "token-secret": "MDEyMzQ1Njc4OWFiY2RlZg==" },
+    }],
+  };
+  const r = await runCli(["token", "list", "-o", "yaml"], { stdin: JSON.stringify(list) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    "apiVersion: output.kubeadm.k8s.io/v1alpha3\nkind: BootstrapToken\ntoken: abcdef.0123456789abcdef\n",
+  );
+  const { dir, cleanup } = tempDir();
+  try {
+    const file = path.join(dir, "secret.yaml");
+    fs.writeFileSync(file, "kind: Secret\n", { mode: 0o000 });
+    const u = await runCli(["token", "list", file]);
+    if (process.getuid?.() === 0) {
+      assert.equal(u.code, 0); // root reads it anyway
+    } else {
+      assert.deepEqual([u.code, u.stdout, u.stderr], [
+        1,
+        "",
+        `error: ${file}: permission denied\n`,
+      ]);
+    }
+  } finally {
+    cleanup();
+  }
 });
