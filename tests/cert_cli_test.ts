@@ -1,0 +1,274 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { runCli, tempDir } from "./_cli.ts";
+import { openssl, opensslCa } from "./_csr_pki.ts";
+
+// A whole minute a day from now: after the openssl CAs' NotBefore (the real clock).
+const NOW_MS = Math.floor(Date.now() / 60_000) * 60_000 + 86_400_000;
+const NOW = iso(NOW_MS);
+const YEAR = 365 * 86_400_000;
+const MIN5 = 5 * 60_000;
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function kubeadmTime(ms: number): string {
+  const d = new Date(ms);
+  const m = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${m[d.getUTCMonth()]} ${p(d.getUTCDate())}, ${d.getUTCFullYear()} ${p(d.getUTCHours())}:${
+    p(d.getUTCMinutes())
+  } UTC`;
+}
+
+async function issue(dir: string, node: string, ca: { crt: string; key: string }) {
+  const pki = path.join(dir, node);
+  const c = await runCli(["csr", "create", "--node", node, "--out-dir", pki]);
+  assert.equal(c.code, 0, c.stderr);
+  const crt = path.join(pki, "kubelet-client.crt");
+  const s = await runCli([
+    "csr",
+    "sign",
+    path.join(pki, "kubelet-client.csr"),
+    "--ca",
+    ca.crt,
+    "--ca-key",
+    ca.key,
+    "--out",
+    crt,
+    "--now",
+    NOW,
+  ]);
+  assert.equal(s.code, 0, s.stderr);
+  const key = path.join(pki, "kubelet-client.key");
+  const combined = path.join(pki, "kubelet-client-current.pem");
+  fs.writeFileSync(combined, fs.readFileSync(crt, "utf8") + fs.readFileSync(key, "utf8"));
+  return { crt, key, combined };
+}
+
+Deno.test("CLI cert verify passes an issued cert, the combined cert+key file and a kubeconfig", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const w = await issue(dir, "w1", ca);
+    const kubeconfig = path.join(dir, "kubelet.conf");
+    const b64 = (f: string) => fs.readFileSync(f).toString("base64");
+    fs.writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
+kind: Config
+clusters:
+- name: default-cluster
+  cluster:
+    server: https://10.0.0.1:6443
+    certificate-authority-data: ${b64(ca.crt)}
+users:
+- name: default-auth
+  user:
+    client-certificate-data: ${b64(w.crt)}
+    client-key-data: ${b64(w.key)}
+contexts:
+- name: default-context
+  context: {cluster: default-cluster, user: default-auth}
+current-context: default-context
+`,
+    );
+    const r = await runCli([
+      "cert",
+      "verify",
+      w.crt,
+      w.combined,
+      kubeconfig,
+      "--ca",
+      ca.crt,
+      "--node",
+      "w1",
+      "--now",
+      iso(NOW_MS + 86_400_000),
+    ]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.stderr, "");
+    assert.equal(r.stdout.match(/verdict: ok/g)?.length, 3);
+    assert.match(r.stdout, /ok {4}key {7}private key \(.*kubelet-client-current\.pem\) matches/);
+    assert.match(r.stdout, /user "default-auth": CN=system:node:w1,O=system:nodes/);
+    const nb0 = NOW_MS - MIN5;
+    assert.ok(
+      r.stdout.includes(
+        `info  rotation  the kubelet rotates it between ${iso(nb0 + 0.7 * YEAR)} and ${
+          iso(nb0 + 0.9 * YEAR)
+        }`,
+      ),
+      r.stdout,
+    );
+    const j = await runCli(["cert", "verify", w.crt, "--ca", ca.crt, "-o", "json", "--now", NOW]);
+    const rep = JSON.parse(j.stdout);
+    assert.equal(rep.ok, true);
+    assert.deepEqual(rep.checks.map((c: { check: string }) => c.check), [
+      "chain",
+      "validity",
+      "ca-flag",
+      "eku",
+      "signer",
+    ]);
+    // rotation window = NotBefore + [70 %, 90 %] of the lifetime (1 year here)
+    const nb = NOW_MS - MIN5;
+    const life = YEAR;
+    assert.equal(Date.parse(rep.rotation.start), nb + 0.7 * life);
+    assert.equal(Date.parse(rep.rotation.end), nb + 0.9 * life);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert verify fails a cert from another CA, a wrong node, a foreign key, an expired cert", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const other = opensslCa(dir, "other", { cn: "other-ca" });
+    const w = await issue(dir, "w1", ca);
+    const x = await issue(dir, "x1", other);
+    const cases: { args: string[]; fail: RegExp }[] = [
+      {
+        args: [x.crt, "--ca", ca.crt],
+        fail:
+          /^error: .*x1\/kubelet-client\.crt: chain: x509: certificate signed by unknown authority \(issuer CN=other-ca is not in .*ca\.crt\)$/,
+      },
+      {
+        args: [w.crt, "--ca", ca.crt, "--node", "w2"],
+        fail: /^error: .*: node: CN is "system:node:w1", want system:node:w2$/,
+      },
+      {
+        args: [w.crt, "--ca", ca.crt, "--key", x.key],
+        fail:
+          /^error: .*: key: private key \(.*x1\/kubelet-client\.key\) does not match the certificate's public key$/,
+      },
+      {
+        args: [w.crt, "--ca", ca.crt, "--at", iso(NOW_MS + 400 * 86_400_000)],
+        fail: new RegExp(
+          `^error: .*: validity: ${iso(NOW_MS - MIN5)} to ${iso(NOW_MS + YEAR - MIN5)}, at ${
+            iso(NOW_MS + 400 * 86_400_000)
+          }: expired$`,
+        ),
+      },
+      {
+        args: [w.crt, "--ca", ca.crt, "--signer-name", "kubernetes.io/kubelet-serving"],
+        fail:
+          /^error: .*: eku: ServerAuth required .*; signer: kubernetes\.io\/kubelet-serving: DNS or IP subjectAltName is required$/,
+      },
+    ];
+    for (const c of cases) {
+      const r = await runCli(["cert", "verify", ...c.args, "--now", NOW]);
+      assert.equal(r.code, 3, r.stderr);
+      const lines = r.stderr.trimEnd().split("\n");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, c.fail);
+      assert.match(r.stdout, /FAIL/);
+      assert.match(r.stdout, /verdict: FAILED/);
+      assert.doesNotMatch(r.stdout + r.stderr, /PRIVATE KEY/);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert verify reads many files in one run and judges each", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const other = opensslCa(dir, "other", { cn: "other-ca" });
+    const a = await issue(dir, "a", ca);
+    const b = await issue(dir, "b", other);
+    const r = await runCli([
+      "cert",
+      "verify",
+      a.crt,
+      b.crt,
+      a.combined,
+      "--ca",
+      ca.crt,
+      "--now",
+      NOW,
+    ]);
+    assert.equal(r.code, 3);
+    assert.equal(r.stdout.match(/verdict: ok/g)?.length, 2);
+    assert.equal(r.stdout.match(/verdict: FAILED/g)?.length, 1);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert inspect shows fields openssl agrees with, and the SPKI pin", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca", { type: "rsa" });
+    const w = await issue(dir, "w1", ca);
+    const r = await runCli(["cert", "inspect", w.crt, "-o", "json", "--now", NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    const [c] = JSON.parse(r.stdout);
+    assert.equal(c.subject, "CN=system:node:w1,O=system:nodes");
+    assert.equal(c.issuer, "CN=kubernetes");
+    assert.deepEqual(c.keyUsage, ["DigitalSignature"]);
+    assert.deepEqual(c.extKeyUsage, ["ClientAuth"]);
+    assert.equal(c.key, "ECDSA P-256");
+    assert.equal(c.isCA, false);
+    assert.equal(c.timeLeft, "364d");
+    assert.equal(c.signatureAlgorithm, "SHA256-RSA");
+    const serial = openssl("x509", "-in", w.crt, "-noout", "-serial").trim().replace("serial=", "");
+    assert.equal(c.serialHex.replace(/:/g, "").replace(/^00/, ""), serial.replace(/^00/, ""));
+    const pub = openssl("x509", "-in", w.crt, "-noout", "-pubkey");
+    const spki = Buffer.from(pub.replace(/-----[^-]+-----/g, "").replace(/\s/g, ""), "base64");
+    assert.equal(c.spkiPin, "sha256:" + createHash("sha256").update(spki).digest("hex"));
+    const t = await runCli(["cert", "inspect", w.crt, "--now", NOW]);
+    assert.ok(
+      t.stdout.includes(`not after:     ${iso(NOW_MS + YEAR - MIN5)} (364d left)`),
+      t.stdout,
+    );
+    assert.match(t.stdout, /ext key usage: ClientAuth/);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert inspect over a directory prints a kubeadm-style expiry table, skipping keys", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const pki = path.join(dir, "pki");
+    fs.mkdirSync(pki);
+    const ca = opensslCa(pki, "ca");
+    const w = await issue(dir, "w1", ca);
+    fs.copyFileSync(w.crt, path.join(pki, "kubelet.crt"));
+    fs.copyFileSync(w.key, path.join(pki, "kubelet.key"));
+    const r = await runCli(["cert", "inspect", pki, "--now", NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split("\n");
+    assert.match(lines[0]!, /^CERTIFICATE +EXPIRES +RESIDUAL TIME +CERTIFICATE AUTHORITY$/);
+    assert.match(
+      lines[1]!,
+      new RegExp(`^kubelet +${kubeadmTime(NOW_MS + YEAR - MIN5)} +364d +ca$`),
+    );
+    assert.equal(lines[2], "");
+    assert.match(lines[3]!, /^CERTIFICATE AUTHORITY +EXPIRES +RESIDUAL TIME$/);
+    assert.match(lines[4]!, /^ca +\w{3} \d\d, 20\d\d \d\d:\d\d UTC +\d+y$/);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert inspect refuses a file without certificates", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const f = path.join(dir, "x.txt");
+    fs.writeFileSync(f, "hello\n");
+    const r = await runCli(["cert", "inspect", f]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "");
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1);
+  } finally {
+    cleanup();
+  }
+});
