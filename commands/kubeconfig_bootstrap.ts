@@ -121,13 +121,11 @@ Examples:
       caBundle(ca.text, ca.name); // at least one certificate, nothing else
       caData = ca.bytes;
     }
-    const yaml = kubeconfigYaml(tokenKubeconfig({
-      server,
-      caData,
-      token,
-      clusterName: flagString(ctx.flags, "cluster-name") ?? DEFAULT_CLUSTER_NAME,
-      user: flagString(ctx.flags, "user") ?? TLS_BOOTSTRAP_USER,
-    }));
+    const clusterName = flagString(ctx.flags, "cluster-name") ?? DEFAULT_CLUSTER_NAME;
+    const user = flagString(ctx.flags, "user") ?? TLS_BOOTSTRAP_USER;
+    if (clusterName === "") throw new UsageError("--cluster-name must not be empty");
+    if (user === "") throw new UsageError("--user must not be empty");
+    const yaml = kubeconfigYaml(tokenKubeconfig({ server, caData, token, clusterName, user }));
     const out = flagString(ctx.flags, "out");
     if (out === undefined) {
       ctx.stdout(yaml);

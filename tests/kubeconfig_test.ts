@@ -313,3 +313,90 @@ Deno.test("CLI kubeconfig bootstrap rejects bad --server, CA and token", async (
     cleanup();
   }
 });
+
+Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a verified cluster-info", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const token = "abcdef.0123456789abcdef";
+    const ci = await runCli([
+      "cluster-info",
+      "create",
+      "--server",
+      "https://cp.example:6443",
+      "--ca",
+      CA,
+      "--token",
+      token,
+      ...NOW,
+    ]);
+    assert.equal(ci.code, 0, ci.stderr);
+    const file = path.join(dir, "ci.yaml");
+    fs.writeFileSync(file, ci.stdout);
+    const want = await runCli([
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      "https://cp.example:6443",
+      "--ca",
+      CA,
+      "--token",
+      token,
+    ]);
+    const hash = (await runCli(["ca", "hash", CA])).stdout.trim();
+
+    const pinned = await runCli([
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      file,
+      "--token",
+      token,
+      "--ca-cert-hash",
+      hash,
+    ]);
+    assert.equal(pinned.code, 0, pinned.stderr);
+    assert.equal(pinned.stdout, want.stdout);
+    assert.match(pinned.stderr, /signature for token ID "abcdef" is valid; CA pinned/);
+
+    const unpinned = await runCli([
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      file,
+      "--token",
+      token,
+    ]);
+    assert.equal(unpinned.code, 0);
+    assert.equal(unpinned.stdout, want.stdout);
+    assert.match(unpinned.stderr, /CA NOT pinned/);
+
+    const cases: [string[], number, RegExp][] = [
+      [["--token", "abcdef.0123456789abcdee"], 3, /failed to verify JWS signature/],
+      [
+        ["--token", "zzzzzz.0123456789abcdef"],
+        3,
+        /could not find a JWS signature .* token ID "zzzzzz"/,
+      ],
+      [
+        ["--token", token, "--ca-cert-hash", "sha256:" + "0".repeat(64)],
+        3,
+        /none of the public keys/,
+      ],
+      [
+        ["--token", token, "--server", "https://a:1"],
+        2,
+        /--cluster-info replaces --server and --ca/,
+      ],
+      [["--token", token, "--cluster-name", ""], 2, /--cluster-name must not be empty/],
+    ];
+    for (const [args, code, re] of cases) {
+      const r = await runCli(["kubeconfig", "bootstrap", "--cluster-info", file, ...args]);
+      assert.equal(r.code, code, args.join(" ") + ": " + r.stderr);
+      assert.equal(r.stdout, "");
+      assert.match(r.stderr, re);
+      assert.ok(!r.stderr.includes("0123456789"));
+    }
+  } finally {
+    cleanup();
+  }
+});
