@@ -215,17 +215,47 @@ function build(args: string[]): void {
   note(last.replace(/^build: /, "built: "));
 }
 
-/** The route dist/joinkit was built with, so the hello-world is built alike. */
-function ensureBinaries(): string {
-  const stale = !fs.existsSync(BIN) || fs.statSync(BIN).mtimeMs < newestSource();
-  if (stale) build([]);
-  const isSea = spawnSync("grep", ["-c", "NODE_SEA_BLOB", BIN]).stdout?.toString().trim() !==
-    "0";
-  const route = isSea ? "sea" : "deno";
-  if (!fs.existsSync(HELLO_BIN) || fs.statSync(HELLO_BIN).mtimeMs < fs.statSync(BIN).mtimeMs) {
-    build(["--route", route, "--entry", "bench/hello.ts", "--out", ".tmp/bench/hello"]);
+/** How dist/joinkit was built (written by scripts/build.ts). */
+interface BuildInfo {
+  route: "deno" | "sea";
+  snapshot: boolean;
+  size: number;
+}
+
+function buildInfo(name: string): BuildInfo | undefined {
+  try {
+    return JSON.parse(
+      fs.readFileSync(path.join(ROOT, ".tmp", `build-${name}`, "build-info.json"), "utf8"),
+    );
+  } catch {
+    return undefined;
   }
-  return route;
+}
+
+/** Builds dist/joinkit when missing or stale, and a hello-world built the same way. */
+function ensureBinaries(): BuildInfo {
+  let info = buildInfo("joinkit");
+  const stale = !fs.existsSync(BIN) || fs.statSync(BIN).mtimeMs < newestSource() || !info;
+  if (stale) {
+    build([]);
+    info = buildInfo("joinkit")!;
+  }
+  const hello = buildInfo("hello");
+  if (
+    !fs.existsSync(HELLO_BIN) || fs.statSync(HELLO_BIN).mtimeMs < fs.statSync(BIN).mtimeMs ||
+    hello?.route !== info!.route || hello?.snapshot !== info!.snapshot
+  ) {
+    build([
+      "--route",
+      info!.route,
+      ...(info!.snapshot ? [] : ["--no-snapshot"]),
+      "--entry",
+      "bench/hello.ts",
+      "--out",
+      ".tmp/bench/hello",
+    ]);
+  }
+  return info!;
 }
 
 // ------------------------------------------------------------------- cases
@@ -332,7 +362,7 @@ function pick(name: string, ...choices: string[][]): string[] {
 
 async function main(): Promise<void> {
   const tBench = performance.now();
-  const route = ensureBinaries();
+  const info = ensureBinaries();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-bench-"));
   try {
     await makeInputs(work);
@@ -532,7 +562,13 @@ async function main(): Promise<void> {
   ).join("\n");
   const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
   const meta = `${new Date().toISOString().slice(0, 16)}Z, nproc ${nproc}, load ${load}, ` +
-    `deno ${Deno.version.deno}, binary: ${route === "sea" ? "Node SEA" : "deno compile"} ` +
+    `deno ${Deno.version.deno}, binary: ${
+      info.route === "sea"
+        ? `Node ${execFileSync("node", ["--version"], { encoding: "utf8" }).trim()} SEA${
+          info.snapshot ? " + V8 snapshot" : ""
+        }`
+        : "deno compile"
+    } ` +
     `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
     `throughput of ${LOOP_RUNS} (interleaved with the baseline, after a warm-up)`;
   process.stdout.write(table + "\n");

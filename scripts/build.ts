@@ -13,7 +13,12 @@
  *    postject injects the blob into a copy of the `node` binary.
  *
  * Usage: deno run -A scripts/build.ts [--route auto|deno|sea] [--out dist/joinkit]
- *        [--entry main.ts] [--quiet]
+ *        [--entry main.ts] [--no-snapshot]
+ *
+ * On the SEA route the heavy modules (@peculiar/x509, yaml) are initialised at
+ * build time into a V8 startup snapshot (`useSnapshot`), so commands that need
+ * them start nearly as fast as those that do not; `--no-snapshot` (or a
+ * failed snapshot build) uses a plain V8 code cache (`useCodeCache`) instead.
  *
  * `--entry` lets the benchmark build a hello-world the same way.
  *
@@ -147,12 +152,25 @@ async function loadEsbuild(): Promise<typeof import("esbuild")> {
 }
 
 /** Bundles `entry` into one minified CommonJS script for Node 20. */
-export async function bundle(entry: string, outfile: string): Promise<string[]> {
+export async function bundle(
+  entry: string,
+  outfile: string,
+  warm: string[] | undefined,
+): Promise<string[]> {
   const esbuild = await loadEsbuild();
   const missing: string[] = [];
+  // With a V8 startup snapshot, the script runs at build time: it initialises
+  // the heavy modules (`warm`) there, and the entry itself runs at start-up.
+  const snapshotEntry = `import v8 from "node:v8";
+Promise.all([${warm?.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).then(() => {
+  v8.startupSnapshot.setDeserializeMainFunction(() => void import(${JSON.stringify("./" + entry)}));
+});
+`;
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [entry],
+    ...(warm
+      ? { stdin: { contents: snapshotEntry, resolveDir: ROOT, sourcefile: "sea-entry.ts" } }
+      : { entryPoints: [entry] }),
     outfile,
     bundle: true,
     platform: "node",
@@ -169,17 +187,37 @@ export async function bundle(entry: string, outfile: string): Promise<string[]> 
   return missing;
 }
 
-/** Route 2: Node single executable application. */
-async function buildSea(entry: string, out: string): Promise<void> {
+/** Route 2: Node single executable application. Returns whether it has a snapshot. */
+async function buildSea(entry: string, out: string, snapshot: boolean): Promise<boolean> {
+  if (snapshot) {
+    try {
+      await buildSeaOnce(entry, out, true);
+      return true;
+    } catch (e) {
+      log(`V8 snapshot build failed (${e instanceof Error ? e.message : e}); without snapshot`);
+    }
+  }
+  await buildSeaOnce(entry, out, false);
+  return false;
+}
+
+async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Promise<void> {
   const node = which("node");
   if (!node) throw new Error("node not found on PATH (needed for the SEA route)");
   const nodeExe = execFileSync(node, ["-p", "process.execPath"], { encoding: "utf8" }).trim();
   const nodeVersion = execFileSync(nodeExe, ["--version"], { encoding: "utf8" }).trim();
-  const work = path.join(ROOT, ".tmp", "build-" + path.basename(out));
+  const work = workDir(out);
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
   const script = path.join(work, "bundle.cjs");
-  const missing = await bundle(entry, script);
+  // The heavy modules, initialised into the snapshot: for joinkit, X.509 and
+  // YAML; a hello-world gets the same snapshot machinery and nothing to warm.
+  const warm = !snapshot
+    ? undefined
+    : entry === "main.ts"
+    ? ["./lib/x509.ts", "./lib/manifest.ts"].filter((f) => fs.existsSync(path.join(ROOT, f)))
+    : [];
+  const missing = await bundle(entry, script, warm);
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
   }
@@ -188,8 +226,9 @@ async function buildSea(entry: string, out: string): Promise<void> {
     main: script,
     output: blob,
     disableExperimentalSEAWarning: true,
-    useCodeCache: true,
-    useSnapshot: false,
+    useSnapshot: snapshot,
+    // A snapshot holds compiled code already; node refuses both together.
+    useCodeCache: !snapshot,
   };
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
   run(nodeExe, ["--experimental-sea-config", "sea-config.json"], work);
@@ -209,7 +248,15 @@ async function buildSea(entry: string, out: string): Promise<void> {
     throw new Error(`SEA binary does not run: ${bad}`);
   }
   fs.renameSync(tmp, out);
-  log(`node ${nodeVersion} SEA, bundle ${fs.statSync(script).size} bytes`);
+  log(
+    `node ${nodeVersion} SEA${snapshot ? " with V8 startup snapshot" : " with code cache"}, ` +
+      `bundle ${fs.statSync(script).size} bytes`,
+  );
+}
+
+/** Where the build keeps its intermediate files (and build-info.json) for `out`. */
+export function workDir(out: string): string {
+  return path.join(ROOT, ".tmp", "build-" + path.basename(out));
 }
 
 async function main(): Promise<number> {
@@ -219,7 +266,7 @@ async function main(): Promise<number> {
       route: { type: "string", default: process.env.JOINKIT_BUILD_ROUTE ?? "auto" },
       out: { type: "string", default: "dist/joinkit" },
       entry: { type: "string", default: "main.ts" },
-      quiet: { type: "boolean", default: false },
+      "no-snapshot": { type: "boolean", default: false },
     },
   });
   const route = values.route!;
@@ -232,6 +279,7 @@ async function main(): Promise<number> {
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const t0 = performance.now();
   let took = "";
+  let snapshot = false;
   if (route !== "sea") {
     const why = buildDeno(entry, out);
     if (!why) took = "deno compile";
@@ -241,10 +289,15 @@ async function main(): Promise<number> {
     } else log(`${why}; falling back to Node SEA`);
   }
   if (!took) {
-    await buildSea(entry, out);
+    snapshot = await buildSea(entry, out, !values["no-snapshot"]);
     took = "node SEA (esbuild + postject)";
   }
   const size = fs.statSync(out).size;
+  fs.mkdirSync(workDir(out), { recursive: true });
+  fs.writeFileSync(
+    path.join(workDir(out), "build-info.json"),
+    JSON.stringify({ route: took.startsWith("deno") ? "deno" : "sea", snapshot, size }) + "\n",
+  );
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   log(
     `route: ${took}; wrote ${path.relative(ROOT, out)} (${

@@ -90,7 +90,7 @@ Deno.test({
 
       const i = t.run([
         "init",
-        "--ca-cert",
+        "--ca",
         "pki/ca.crt",
         "--server",
         "https://10.0.0.1:6443",
@@ -102,6 +102,56 @@ Deno.test({
       assert.match(i.stdout, /bootstrap-token-abcdef/);
       assert.match(i.stdout, /cluster-info/);
       assert.ok(!i.stdout.includes("Module not found"));
+    } finally {
+      t.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "CLI binary prints what deno run prints, with the same exit codes",
+  ignore,
+  fn() {
+    const t = isolated();
+    try {
+      const made = t.run(["ca", "create", "--out-dir", "pki", "--key-type", "ecdsa-p256"]);
+      assert.equal(made.code, 0, made.stderr);
+      const now = ["--now", "2026-01-02T03:04:05Z"];
+      const token = "abcdef.0123456789abcdef";
+      const cases: string[][] = [
+        ["--version"],
+        ["--help"],
+        [],
+        ["nope"],
+        ["token", "generate", "--bogus"],
+        ["token", "generate", "--help"],
+        ["ca", "hash", "pki/ca.crt"],
+        ["ca", "hash", "missing.crt"],
+        ["rbac"],
+        ["token", "create", token, ...now],
+        [
+          "init",
+          "--server",
+          "https://10.0.0.1:6443",
+          "--ca",
+          "pki/ca.crt",
+          "--token",
+          token,
+          ...now,
+        ],
+      ];
+      for (const args of cases) {
+        const bin = t.run(args);
+        const deno = spawnSync(
+          process.execPath,
+          ["run", "-A", "--quiet", repoPath("main.ts"), ...args],
+          { cwd: t.dir, env: { PATH: "/usr/bin:/bin", NO_COLOR: "1" }, encoding: "utf8" },
+        );
+        const what = `joinkit ${args.join(" ")}`;
+        assert.equal(bin.code, deno.status, `${what}: exit code`);
+        assert.equal(bin.stdout, deno.stdout, `${what}: stdout`);
+        assert.equal(bin.stderr, deno.stderr, `${what}: stderr`);
+      }
     } finally {
       t.cleanup();
     }
