@@ -85,6 +85,10 @@ Examples:
         "invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)",
       );
     }
+    const clusterName = flagString(ctx.flags, "cluster-name") ?? DEFAULT_CLUSTER_NAME;
+    const user = flagString(ctx.flags, "user") ?? TLS_BOOTSTRAP_USER;
+    if (clusterName === "") throw new UsageError("--cluster-name must not be empty");
+    if (user === "") throw new UsageError("--user must not be empty");
     const clusterInfoFile = flagString(ctx.flags, "cluster-info");
     let server: string;
     let caData: Uint8Array;
@@ -121,10 +125,6 @@ Examples:
       caBundle(ca.text, ca.name); // at least one certificate, nothing else
       caData = ca.bytes;
     }
-    const clusterName = flagString(ctx.flags, "cluster-name") ?? DEFAULT_CLUSTER_NAME;
-    const user = flagString(ctx.flags, "user") ?? TLS_BOOTSTRAP_USER;
-    if (clusterName === "") throw new UsageError("--cluster-name must not be empty");
-    if (user === "") throw new UsageError("--user must not be empty");
     const yaml = kubeconfigYaml(tokenKubeconfig({ server, caData, token, clusterName, user }));
     const out = flagString(ctx.flags, "out");
     if (out === undefined) {
