@@ -158,18 +158,21 @@ export function isCa(c: Cert): boolean {
   return c.basicConstraints?.isCA === true;
 }
 
-/** Time left as kubeadm's expiry table prints it (`364d`, `23h`, `<invalid>`). */
+/**
+ * Time left as `kubeadm certs check-expiration` prints it (apimachinery's
+ * `ShortHumanDuration`): `45s`, `12m`, `23h`, `364d`, `9y`, `<invalid>` when past.
+ */
 export function formatTimeLeft(ms: number): string {
-  if (ms <= 0) return "<invalid>";
-  const s = Math.floor(ms / 1000);
-  const d = Math.floor(s / 86400);
-  if (d >= 365 * 2) return `${Math.floor(d / 365)}y`;
-  if (d >= 1) return `${d}d`;
-  const h = Math.floor(s / 3600);
-  if (h >= 1) return `${h}h`;
-  const m = Math.floor(s / 60);
-  if (m >= 1) return `${m}m`;
-  return `${s}s`;
+  const s = Math.trunc(ms / 1000);
+  if (s < -1) return "<invalid>";
+  if (s < 0) return "0s";
+  if (s < 60) return `${s}s`;
+  const m = Math.trunc(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.trunc(m / 60);
+  if (h < 24) return `${h}h`;
+  if (h < 24 * 365) return `${Math.trunc(h / 24)}d`;
+  return `${Math.trunc(h / 24 / 365)}y`;
 }
 
 /** A JSON-friendly summary of a certificate at time `now`. */
