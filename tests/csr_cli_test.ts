@@ -314,7 +314,8 @@ Deno.test("CLI csr sign refuses bad input: one stderr line, empty stdout, nothin
       {
         args: [s.csr, "--ca", s.ca.crt, "--ca-key", s.ca.key, "--now", "2040-01-01T00:00:00Z"],
         code: 3,
-        re: /^error: .*kubelet-client\.csr: the signer has expired: NotAfter=20\d\d-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC$/,
+        re:
+          /^error: .*kubelet-client\.csr: the signer has expired: NotAfter=20\d\d-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC$/,
       },
       {
         args: [
