@@ -304,3 +304,29 @@ for (const c of STRENGTH) {
     assert.equal(keyStrengthProblem(c.key) !== undefined, c.wantErr);
   });
 }
+
+// defaults_test.go v1beta1 signerName defaulting by content (guessSigner uses the
+// kubelet's usages for the key type; undefined stands for legacy-unknown).
+Deno.test("guessSigner() picks the signer a bare CSR suits, as v1beta1 defaulting does", async () => {
+  const { guessSigner } = await import("../lib/signer.ts");
+  const n = ["system:nodes"];
+  assert.equal(
+    guessSigner(facts("system:node:nodename", n)),
+    "kubernetes.io/kube-apiserver-client-kubelet",
+  );
+  assert.equal(guessSigner(serverFacts()), "kubernetes.io/kubelet-serving");
+  for (
+    const f of [
+      facts("system:node:nodename", ["not-system:nodes"]),
+      facts("not-prefixed", n),
+      facts("system:node:nodename", n, { emails: ["something"] }),
+      facts("system:node:nodename", n, { uris: ["http://something"] }),
+      serverFacts({ orgs: ["not-system:nodes"] }),
+      serverFacts({ cn: "notprefixed" }),
+      serverFacts({ sans: { uris: ["http://something"] } }),
+      serverFacts({ sans: { emails: ["something"] } }),
+    ]
+  ) {
+    assert.equal(guessSigner(f), undefined);
+  }
+});

@@ -285,3 +285,29 @@ Deno.test("formatTimeLeft() follows apimachinery's ShortHumanDuration", async ()
   assert.equal(formatTimeLeft(365 * d), "1y");
   assert.equal(formatTimeLeft(3649 * d), "9y");
 });
+
+Deno.test("CLI cert inspect reads the CA and client certificates embedded in a kubeconfig", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const w = await issue(dir, "w1", ca);
+    const b64 = (f: string) => fs.readFileSync(f).toString("base64");
+    const kc = path.join(dir, "kubelet.conf");
+    fs.writeFileSync(
+      kc,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://x:6443\n` +
+        `    certificate-authority-data: ${b64(ca.crt)}\nusers:\n- name: u\n  user:\n` +
+        `    client-certificate-data: ${b64(w.crt)}\n    client-key-data: ${b64(w.key)}\n`,
+    );
+    const r = await runCli(["cert", "inspect", kc, "-o", "json", "--now", NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout);
+    assert.deepEqual(rows.map((x: { subject: string }) => x.subject), [
+      "CN=kubernetes",
+      "CN=system:node:w1,O=system:nodes",
+    ]);
+    assert.doesNotMatch(r.stdout, /PRIVATE KEY/);
+  } finally {
+    cleanup();
+  }
+});

@@ -388,3 +388,41 @@ Deno.test("CLI csr inspect judges API, signer and approver; exit 3 for a rejecte
     cleanup();
   }
 });
+
+Deno.test("CLI csr sign keeps a YAML stream a stream and JSON JSON; refuses issued objects", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const s = await setup(dir);
+    const one = fs.readFileSync(s.yaml, "utf8");
+    const stream = path.join(dir, "stream.yaml");
+    fs.writeFileSync(stream, one + "---\n" + one.replace(/name: node-csr-\S+/, "name: second"));
+    const r = await runCli([
+      "csr",
+      "sign",
+      stream,
+      "--ca",
+      s.ca.crt,
+      "--ca-key",
+      s.ca.key,
+      "--approve",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split("\n---\n").length, 2);
+    assert.doesNotMatch(r.stdout, /kind: List/);
+    const json = path.join(dir, "one.json");
+    const obj = JSON.parse(
+      (await runCli(["csr", "sign", s.yaml, "--ca", s.ca.crt, "--ca-key", s.ca.key, "-o", "json"]))
+        .stdout,
+    );
+    fs.writeFileSync(json, JSON.stringify(obj));
+    const again = await runCli(["csr", "sign", json, "--ca", s.ca.crt, "--ca-key", s.ca.key]);
+    assert.equal(again.code, 3);
+    assert.equal(again.stdout, "");
+    oneErrorLine(
+      again.stderr,
+      /^error: .*one\.json \(node-csr-.*\): csr already has a certificate$/,
+    );
+  } finally {
+    cleanup();
+  }
+});

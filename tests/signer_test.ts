@@ -293,3 +293,35 @@ Deno.test("loadSigningCa() refuses a CA without the CA bit and a key that is not
     cleanup();
   }
 });
+
+Deno.test("signCsr() honours expirationSeconds below the TTL: short certs end at now+ttl", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const signing = await loadSigningCa(
+      fs.readFileSync(ca.crt, "utf8"),
+      "ca.crt",
+      fs.readFileSync(ca.key, "utf8"),
+      "ca.key",
+    );
+    const csr = await makeCsr("ecdsa-p256", { cn: "system:node:a", o: ["system:nodes"] });
+    const t = new Date(Math.floor(Date.now() / 1000) * 1000);
+    for (
+      const [exp, life] of [[3600, H], [600, 10 * M], [599, 10 * M], [9 * 3600, 9 * H - 5 * M]]
+    ) {
+      const c = parseCertificate(
+        await signCsr(signing, {
+          csr,
+          usages: ["digital signature", "client auth"],
+          expirationSeconds: exp,
+          certTtlMs: 8760 * H,
+          now: t,
+        }),
+      );
+      assert.equal(c.notBefore.getTime(), t.getTime() - 5 * M);
+      assert.equal(c.notAfter.getTime(), t.getTime() + life!, `expirationSeconds ${exp}`);
+    }
+  } finally {
+    cleanup();
+  }
+});
