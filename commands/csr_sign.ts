@@ -14,7 +14,7 @@ import {
   withStatus,
 } from "../lib/csr_object.ts";
 import { parseDuration } from "../lib/duration.ts";
-import { CheckError, InputError, oneLine, UsageError } from "../lib/errors.ts";
+import { CheckError, InputError, JoinkitError, oneLine, UsageError } from "../lib/errors.ts";
 import { decodePem, encodePem } from "../lib/pem.ts";
 import {
   DEFAULT_SIGNING_DURATION_MS,
@@ -114,13 +114,13 @@ Examples:
 
     if (isPem) {
       const format = flagChoice(ctx.flags, "output", ["pem"] as const, "pem");
-      const pem = await signPem(ctx, input.text, input.name, ca, {
+      const { pem, code } = await signPem(ctx, input.text, input.name, ca, {
         signerFlag,
         usagesFlag,
         ttl,
       });
-      if (format === "pem") emit(pem);
-      return;
+      if (format === "pem" && pem) emit(pem);
+      return code;
     }
     if (usagesFlag.length) {
       throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
@@ -257,55 +257,78 @@ function csrFromRequest(request: Uint8Array): Csr {
   return parseCsrDer(b.der);
 }
 
+/**
+ * Signs every PEM CSR in `text`, each on its own. A single CSR's refusal is
+ * thrown; with several, each refusal is one stderr line and the others are
+ * still signed. Returns the certificates and the exit code.
+ */
 async function signPem(
   ctx: Context,
   text: string,
   name: string,
   ca: SigningCa,
   o: { signerFlag: string | undefined; usagesFlag: string[]; ttl: number },
-): Promise<string> {
+): Promise<{ pem: string; code: number }> {
   const blocks = decodePem(text, name).filter((b) => b.type === "CERTIFICATE REQUEST");
   if (blocks.length === 0) {
     throw new InputError(`${name}: PEM block type must be CERTIFICATE REQUEST`);
   }
   const out: string[] = [];
+  let code = 0;
   for (let i = 0; i < blocks.length; i++) {
     const where = blocks.length > 1 ? `${name}[${i}]` : name;
-    let csr: Csr;
     try {
-      csr = parseCsrDer(blocks[i]!.der);
+      out.push(await signOnePem(ctx, blocks[i]!.der, where, ca, o));
     } catch (e) {
-      throw new InputError(`${where}: ${oneLine(e)}`);
-    }
-    const signerName = o.signerFlag ?? guessSigner(csr);
-    if (signerName === undefined) {
-      throw new UsageError(
-        `${where}: not a kubelet client or serving CSR; name the signer with --signer-name`,
-      );
-    }
-    const usages = o.usagesFlag.length ? o.usagesFlag : defaultUsages(signerName, csr.key.type);
-    if (usages === undefined) {
-      throw new UsageError(`${where}: --usages is required for signer ${signerName}`);
-    }
-    const bad = await checkCsrSignature(csr);
-    if (bad) {
-      throw new CheckError(`${where}: unable to verify certificate request signature: ${bad}`);
-    }
-    const refusal = signerValidator(signerName)(csr, usages);
-    if (refusal) throw new CheckError(`${where}: ${refusal}`);
-    try {
-      const der = await signCsr(ca, {
-        csr,
-        usages,
-        certTtlMs: o.ttl,
-        now: ctx.now,
-        signatureChecked: true,
-      });
-      out.push(encodePem("CERTIFICATE", der));
-    } catch (e) {
-      if (e instanceof CheckError) throw new CheckError(`${where}: ${e.message}`);
-      throw e;
+      if (blocks.length === 1 || !(e instanceof JoinkitError)) throw e;
+      ctx.stderr(`error: ${e.message}`);
+      code ||= e.exitCode;
     }
   }
-  return out.join("");
+  if (out.length === 0) return { pem: "", code };
+  return { pem: out.join(""), code };
+}
+
+async function signOnePem(
+  ctx: Context,
+  der: Uint8Array,
+  where: string,
+  ca: SigningCa,
+  o: { signerFlag: string | undefined; usagesFlag: string[]; ttl: number },
+): Promise<string> {
+  let csr: Csr;
+  try {
+    csr = parseCsrDer(der);
+  } catch (e) {
+    throw new InputError(`${where}: ${oneLine(e)}`);
+  }
+  const signerName = o.signerFlag ?? guessSigner(csr);
+  if (signerName === undefined) {
+    throw new UsageError(
+      `${where}: not a kubelet client or serving CSR; name the signer with --signer-name`,
+    );
+  }
+  const usages = o.usagesFlag.length ? o.usagesFlag : defaultUsages(signerName, csr.key.type);
+  if (usages === undefined) {
+    throw new UsageError(`${where}: --usages is required for signer ${signerName}`);
+  }
+  const bad = await checkCsrSignature(csr);
+  if (bad) {
+    throw new CheckError(`${where}: unable to verify certificate request signature: ${bad}`);
+  }
+  const refusal = signerValidator(signerName)(csr, usages);
+  if (refusal) throw new CheckError(`${where}: ${refusal}`);
+  try {
+    const cert = await signCsr(ca, {
+      csr,
+      usages,
+      certTtlMs: o.ttl,
+      now: ctx.now,
+      signatureChecked: true,
+    });
+    return encodePem("CERTIFICATE", cert);
+  } catch (e) {
+    if (e instanceof CheckError) throw new CheckError(`${where}: ${e.message}`);
+    throw e;
+  }
 }

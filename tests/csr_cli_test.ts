@@ -426,3 +426,49 @@ Deno.test("CLI csr sign keeps a YAML stream a stream and JSON JSON; refuses issu
     cleanup();
   }
 });
+
+Deno.test("CLI csr sign signs each PEM CSR of a file on its own; csr inspect flags weak keys", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const s = await setup(dir);
+    const weakKey = path.join(dir, "weak.key");
+    const weakCsr = path.join(dir, "weak.csr");
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", weakKey);
+    openssl(
+      "req",
+      "-new",
+      "-key",
+      weakKey,
+      "-subj",
+      "/O=system:nodes/CN=system:node:weak",
+      "-addext",
+      "subjectAltName=DNS:weak.example",
+      "-out",
+      weakCsr,
+    );
+    const mixed = path.join(dir, "mixed.csr");
+    fs.writeFileSync(mixed, fs.readFileSync(weakCsr, "utf8") + fs.readFileSync(s.csr, "utf8"));
+    const r = await runCli([
+      "csr",
+      "sign",
+      mixed,
+      "--ca",
+      s.ca.crt,
+      "--ca-key",
+      s.ca.key,
+      "--signer-name",
+      "kubernetes.io/kube-apiserver-client-kubelet",
+    ]);
+    assert.equal(r.code, 3);
+    oneErrorLine(r.stderr, /^error: .*mixed\.csr\[0\]: DNS subjectAltNames are not allowed$/);
+    assert.equal(r.stdout.match(/BEGIN CERTIFICATE-----/g)?.length, 1);
+    const i = await runCli(["csr", "inspect", weakCsr, "-o", "json"]);
+    assert.equal(i.code, 0);
+    const rep = JSON.parse(i.stdout);
+    assert.equal(rep.weakKey, "RSA key too weak: 1024 bits, need at least 2048");
+    assert.equal(rep.key, "RSA 1024");
+    assert.deepEqual(rep.dnsNames, ["weak.example"]);
+  } finally {
+    cleanup();
+  }
+});
