@@ -56,7 +56,8 @@ on its own:
     now+lifetime-5m; cut at the CA's NotAfter; an expired CA refuses;
   - random 128-bit serial; key usage and EKUs from the usage strings; subject
     and SANs copied; every other requested extension dropped; CA:FALSE.
-A PEM CSR gives a certificate PEM. An object comes back with
+A PEM CSR gives a certificate PEM (several CSRs: one certificate per CSR that
+passes, a stderr line per refusal). An object comes back with
 status.certificate set (and, with --approve, the Approved condition
 'kubectl certificate approve' adds); the output keeps the input's shape.
 A refused object gets the signer's Failed/SignerValidationFailure condition
