@@ -7,6 +7,7 @@
  */
 
 import {
+  APISERVER_CLIENT_SIGNER,
   keyStrengthProblem,
   KUBELET_CLIENT_SIGNER,
   LEGACY_UNKNOWN_SIGNER,
@@ -114,6 +115,15 @@ export async function judgeCsr(
       ...validateConditions(obj.conditions),
       ...validateCertificateStatus(obj.certificate),
     );
+    if (
+      obj.signerName === APISERVER_CLIENT_SIGNER &&
+      csr.subject.organization.includes("system:masters")
+    ) {
+      // CertificateSubjectRestriction admission plugin (on by default)
+      r.apiErrors.push(
+        "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
+      );
+    }
     r.status = hasCondition(obj, "Denied")
       ? "Denied"
       : hasCondition(obj, "Failed")

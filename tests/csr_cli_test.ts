@@ -472,3 +472,35 @@ Deno.test("CLI csr sign signs each PEM CSR of a file on its own; csr inspect fla
     cleanup();
   }
 });
+
+Deno.test("CLI csr inspect applies CertificateSubjectRestriction to system:masters client CSRs", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const key = path.join(dir, "k.key");
+    const csr = path.join(dir, "k.csr");
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key);
+    openssl("req", "-new", "-key", key, "-subj", "/O=system:masters/CN=pooh", "-out", csr);
+    const obj = {
+      apiVersion: "certificates.k8s.io/v1",
+      kind: "CertificateSigningRequest",
+      metadata: { name: "pooh" },
+      spec: {
+        request: fs.readFileSync(csr).toString("base64"),
+        signerName: "kubernetes.io/kube-apiserver-client",
+        usages: ["client auth"],
+      },
+    };
+    const f = path.join(dir, "pooh.json");
+    fs.writeFileSync(f, JSON.stringify(obj));
+    const r = await runCli(["csr", "inspect", f, "-o", "json"]);
+    assert.equal(r.code, 3);
+    const rep = JSON.parse(r.stdout);
+    assert.deepEqual(rep.apiErrors, [
+      "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
+    ]);
+    assert.equal(rep.signer, "kubernetes.io/kube-apiserver-client would sign it");
+    assert.deepEqual(rep.approver, []);
+  } finally {
+    cleanup();
+  }
+});
