@@ -131,6 +131,7 @@ function renderText(r: CsrReport): string {
     ]);
     if (r.requester !== undefined) rows.push(["requester", r.requester]);
     rows.push(["status", r.status ?? ""]);
+    if (r.certificate) rows.push(["certificate", r.certificate]);
     rows.push(["api", r.apiErrors.length ? `REJECTED: ${r.apiErrors.join("; ")}` : "valid"]);
   }
   rows.push(["signer", r.signer]);

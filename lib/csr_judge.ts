@@ -15,6 +15,7 @@ import {
 } from "./approver.ts";
 import { checkCsrSignature, type Csr } from "./csr.ts";
 import {
+  certificateProblem,
   validateCertificateStatus,
   validateConditions,
   validateExpirationSeconds,
@@ -26,6 +27,9 @@ import { type CsrObject, hasCondition } from "./csr_object.ts";
 import { formatKey, formatName } from "./pkix.ts";
 import { BUILTIN_SIGNERS, guessSigner, signerValidator } from "./signer.ts";
 import { sigAlgName } from "./sigalg.ts";
+import { parseCertificate } from "./cert_info.ts";
+import { decodePem } from "./pem.ts";
+import { formatRfc3339 } from "./time.ts";
 
 /** The verdict on one CSR. */
 export interface CsrReport {
@@ -59,6 +63,8 @@ export interface CsrReport {
   approver: string[];
   approverNote: string;
   weakKey?: string;
+  /** The issued certificate in `status.certificate`, summarized. */
+  certificate?: string;
   /** Whether the request would be rejected or could never be signed. */
   rejected: boolean;
 }
@@ -132,6 +138,9 @@ export async function judgeCsr(
       ? (obj.certificate ? "Approved,Issued" : "Approved")
       : "Pending";
     judgeSigner(r, csr, obj.signerName, obj.usages);
+    if (obj.certificate && certificateProblem(obj.certificate) === undefined) {
+      r.certificate = describeIssued(obj.certificate, csr);
+    }
     r.approver = recognize({ signerName: obj.signerName, usages: obj.usages, username: user }, csr);
     r.approverNote = r.approver.length
       ? `auto-approved if a SubjectAccessReview allows create on ` +
@@ -164,6 +173,23 @@ export async function judgeCsr(
     r.rejected = !r.signatureValid;
   }
   return r;
+}
+
+function describeIssued(pem: string, csr: Csr): string {
+  try {
+    const block = decodePem(pem, "status.certificate").find((b) => b.type === "CERTIFICATE");
+    if (!block) return "";
+    const c = parseCertificate(block.der);
+    const same = c.key.spki.length === csr.key.spki.length &&
+      c.key.spki.every((b, i) => b === csr.key.spki[i]);
+    return `${formatName(c.subject)}, issued by ${formatName(c.issuer)}, valid ${
+      formatRfc3339(c.notBefore)
+    } to ${formatRfc3339(c.notAfter)}; ${
+      same ? "public key matches the request" : "PUBLIC KEY DIFFERS FROM THE REQUEST"
+    }`;
+  } catch (e) {
+    return `unreadable: ${(e as Error).message}`;
+  }
 }
 
 function judgeSigner(r: CsrReport, csr: Csr, signerName: string, usages: readonly string[]) {
