@@ -21,6 +21,8 @@ run csr inspect csr.yaml --requester system:node:worker-1
 # 3. kube-controller-manager: approve and sign
 $JOINKIT csr sign csr.yaml --ca pki/ca.crt --ca-key pki/ca.key --approve --now "$NOW" > signed.yaml
 echo '$ joinkit csr sign csr.yaml --ca pki/ca.crt --ca-key pki/ca.key --approve > signed.yaml'
+echo
+run csr inspect signed.yaml
 # the kubelet stores cert + key in one file
 $JOINKIT csr sign kubelet-pki/kubelet-client.csr --ca pki/ca.crt --ca-key pki/ca.key --now "$NOW" \
   > kubelet-pki/kubelet-client.crt
