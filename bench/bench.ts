@@ -6,7 +6,8 @@
  * every run with performance.now() and prints ONE Markdown table, also written
  * to bench/RESULTS.md with the date and `nproc`.
  *
- * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--no-write]
+ * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--n 1000] [--no-write]
+ * (a smaller --n or --runs is for trying the bench out; RESULTS.md is for the defaults)
  *
  * Cases whose command does not exist yet print "n/a (command missing)".
  *
@@ -24,8 +25,6 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const DENO = process.execPath;
 const BIN = path.join(ROOT, "dist", "joinkit");
 const HELLO_BIN = path.join(ROOT, ".tmp", "bench", "hello");
-const N_CERTS = 1000;
-const N_TOKENS = 10_000;
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -33,8 +32,12 @@ const { values: opts } = parseArgs({
     runs: { type: "string", default: "15" },
     "loop-runs": { type: "string", default: "3" },
     "no-write": { type: "boolean", default: false },
+    n: { type: "string", default: "1000" },
   },
 });
+/** CSRs and certificates per throughput case (tokens: 10×). */
+const N_CERTS = Math.max(1, Number(opts.n));
+const N_TOKENS = 10 * N_CERTS;
 const RUNS = Math.max(3, Number(opts.runs));
 const LOOP_RUNS = Math.max(1, Number(opts["loop-runs"]));
 
@@ -51,21 +54,6 @@ function commandFile(name: string): string {
 
 function haveCommand(name: string): boolean {
   return fs.existsSync(commandFile(name));
-}
-
-/** Help text of a command (through deno run), to adapt to its flags. */
-const helpCache = new Map<string, string>();
-function help(name: string): string {
-  let h = helpCache.get(name);
-  if (h === undefined) {
-    const r = spawnSync(DENO, ["run", "-A", "--quiet", "main.ts", ...name.split(" "), "--help"], {
-      cwd: ROOT,
-      encoding: "utf8",
-    });
-    h = r.stdout ?? "";
-    helpCache.set(name, h);
-  }
-  return h;
 }
 
 // ------------------------------------------------------------------ timing
@@ -108,15 +96,23 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Times a and b interleaved (after one warm-up each): medians in ms. */
-function timePair(a: Run, b: Run | undefined, runs: number): [number, number | undefined] {
+/**
+ * Times a and b interleaved, after one warm-up of a (and of b when it runs
+ * more than once): medians in ms. b runs `bRuns` times (default `runs`).
+ */
+function timePair(
+  a: Run,
+  b: Run | undefined,
+  runs: number,
+  bRuns = runs,
+): [number, number | undefined] {
   timeOnce(a);
-  if (b) timeOnce(b);
+  if (b && bRuns > 1) timeOnce(b);
   const ta: number[] = [];
   const tb: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    ta.push(timeOnce(a));
-    if (b) tb.push(timeOnce(b));
+  for (let i = 0; i < Math.max(runs, bRuns); i++) {
+    if (i < runs) ta.push(timeOnce(a));
+    if (b && i < bRuns) tb.push(timeOnce(b));
   }
   return [median(ta), b ? median(tb) : undefined];
 }
@@ -162,7 +158,7 @@ async function makeInputs(dir: string): Promise<void> {
     fs.writeFileSync(path.join(dir, "csrs", `node-${i}.csr`), csr.toString("pem") + "\n");
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: (0x1000 + i).toString(16).padStart(8, "0"),
-      issuer: caCert.subject,
+      issuer: caCert.subjectName,
       subject: name,
       notBefore: new Date(now - 3600_000),
       notAfter: new Date(now + 365 * 86400_000),
@@ -312,11 +308,12 @@ function ratioCase(
   maxRatio: number,
   target: string,
   runs: number,
+  baseRuns = runs,
 ): void {
   const missing = needs.filter((n) => !haveCommand(n));
   if (missing.length) return missingRow(name, baselineName, target, missing);
   try {
-    const [a, b] = timePair(run(), baseline, runs);
+    const [a, b] = timePair(run(), baseline, runs, baseRuns);
     const ratio = a / b!;
     rows.push({
       name,
@@ -351,13 +348,6 @@ function budgetCase(name: string, needs: string[], run: () => Run, budgetMs: num
   } catch (e) {
     failRow(name, "—", target, e);
   }
-}
-
-/** Adds the flags a command's help says it takes (first match wins). */
-function pick(name: string, ...choices: string[][]): string[] {
-  const h = help(name);
-  for (const c of choices) if (c.every((a) => !a.startsWith("--") || h.includes(a))) return c;
-  return choices.at(-1)!;
 }
 
 async function main(): Promise<void> {
@@ -397,11 +387,12 @@ async function main(): Promise<void> {
       c("ca hash", ["ca hash"], () => ["ca", "hash", ca], 1.3);
       c("join-command", ["join-command"], () => [
         "join-command",
-        ...pick(
-          "join-command",
-          ["--token", token, "--ca-cert", ca, "--server", "10.0.0.1:6443"],
-          ["--token", token, "--ca-cert-hash", "sha256:" + "0".repeat(64), "10.0.0.1:6443"],
-        ),
+        "--server",
+        "10.0.0.1:6443",
+        "--token",
+        token,
+        "--ca",
+        ca,
       ], 1.3);
       c("rbac (YAML)", ["rbac"], () => ["rbac"], 2.5);
       c("ca create ecdsa-p256 (X.509)", ["ca create"], () => [
@@ -415,8 +406,9 @@ async function main(): Promise<void> {
       ], 2.5);
     }
 
-    // Throughput, on the binary (what ships) unless it is missing.
+    // Throughput, on the binary (what ships).
     const jk = (args: string[]): Argv => [BIN, ...args];
+    const to = (f: string) => ["ignore", fs.openSync(f, "w"), "ignore"] as const;
     budgetCase(
       `binary: token create --count ${N_TOKENS}`,
       ["token create"],
@@ -429,75 +421,49 @@ async function main(): Promise<void> {
       () => {
         const secrets = path.join(work, "secrets.yaml");
         const info = path.join(work, "cluster-info.yaml");
-        if (!fs.existsSync(secrets)) {
-          execFileSync(BIN, ["token", "create", "--count", String(N_TOKENS)], {
-            cwd: work,
-            stdio: ["ignore", fs.openSync(secrets, "w"), "inherit"],
-          });
-          execFileSync(
-            BIN,
-            [
-              "cluster-info",
-              "create",
-              ...pick(
-                "cluster-info create",
-                ["--ca-cert", ca, "--server", "https://10.0.0.1:6443"],
-                [ca, "--server", "https://10.0.0.1:6443"],
-              ),
-            ],
-            { cwd: work, stdio: ["ignore", fs.openSync(info, "w"), "inherit"] },
-          );
-        }
-        return {
-          argv: jk([
-            "cluster-info",
-            "sign",
-            ...pick(
-              "cluster-info sign",
-              ["--tokens", secrets, info],
-              ["--secrets", secrets, info],
-              [info, secrets],
-            ),
-          ]),
+        execFileSync(BIN, ["token", "create", "--count", String(N_TOKENS)], {
           cwd: work,
-        };
+          stdio: [...to(secrets)],
+        });
+        execFileSync(
+          BIN,
+          ["cluster-info", "create", "--ca", ca, "--server", "https://10.0.0.1:6443"],
+          { cwd: work, stdio: [...to(info)] },
+        );
+        return { argv: jk(["cluster-info", "sign", info, "--secrets", secrets]), cwd: work };
       },
       1000,
     );
 
     const loop = (body: string): Run => ({
-      argv: ["sh", "-c", `for f in $(ls | sort); do ${body}; done`],
+      argv: ["sh", "-c", `i=0; for f in $(ls | sort); do ${body}; done`],
       cwd: path.join(work, body.includes("-req") ? "csrs" : "certs"),
     });
-    const out = path.join(work, "out");
     ratioCase(
       `binary: csr sign, ${N_CERTS} ECDSA P-256 CSRs, ECDSA CA`,
       ["csr sign"],
       () => {
-        fs.rmSync(out, { recursive: true, force: true });
-        fs.mkdirSync(out);
+        const all = path.join(work, "csrs.pem");
+        const dir = path.join(work, "csrs");
+        fs.writeFileSync(
+          all,
+          fs.readdirSync(dir).sort().map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
+            .join(""),
+        );
         return {
-          argv: jk([
-            "csr",
-            "sign",
-            ...pick(
-              "csr sign",
-              ["--ca-cert", ca, "--ca-key", path.join(work, "ca.key"), "--out-dir", out, "--force"],
-              ["--ca-cert", ca, "--ca-key", path.join(work, "ca.key"), "--out-dir", out],
-            ),
-            path.join(work, "csrs"),
-          ]),
+          argv: jk(["csr", "sign", all, "--ca", ca, "--ca-key", path.join(work, "ca.key")]),
           cwd: work,
         };
       },
       "loop of openssl x509 -req",
       loop(
-        `openssl x509 -req -in "$f" -CA ../ca.crt -CAkey ../ca.key -days 365 ` +
-          `-set_serial 0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ') -out /dev/null 2>/dev/null`,
+        `i=$((i+1)); openssl x509 -req -in "$f" -CA ../ca.crt -CAkey ../ca.key -days 365 ` +
+          `-set_serial $i -out /dev/null 2>/dev/null`,
       ),
       0.1,
       "≥ 10× faster",
       LOOP_RUNS,
+      1,
     );
     ratioCase(
       `binary: cert inspect, ${N_CERTS} certs`,
@@ -508,15 +474,16 @@ async function main(): Promise<void> {
       0.1,
       "≥ 10× faster",
       LOOP_RUNS,
+      1,
     );
     ratioCase(
       `binary: cert verify, ${N_CERTS} certs`,
       ["cert verify"],
       () => ({
-        argv: jk(["cert", "verify", "--ca-cert", ca, path.join(work, "certs")]),
+        argv: jk(["cert", "verify", "--ca", ca, path.join(work, "certs")]),
         cwd: work,
       }),
-      "openssl verify -CAfile (one run)",
+      "one openssl verify -CAfile",
       {
         argv: ["sh", "-c", `openssl verify -CAfile ${ca} certs/*.crt >/dev/null`],
         cwd: work,
@@ -570,7 +537,7 @@ async function main(): Promise<void> {
         : "deno compile"
     } ` +
     `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
-    `throughput of ${LOOP_RUNS} (interleaved with the baseline, after a warm-up)`;
+    `throughput of ${LOOP_RUNS}, openssl loops once (interleaved, after a warm-up)`;
   process.stdout.write(table + "\n");
   note(meta);
   note(`took ${ms(performance.now() - tBench)}`);
