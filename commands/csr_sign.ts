@@ -4,28 +4,13 @@
  * @module
  */
 
-import { checkCsrSignature, type Csr, parseCsrDer } from "../lib/csr.ts";
-import {
-  approvedCondition,
-  type CsrObject,
-  failedCondition,
-  hasCondition,
-  readCsrObject,
-  withStatus,
-} from "../lib/csr_object.ts";
 import { parseDuration } from "../lib/duration.ts";
-import { CheckError, InputError, JoinkitError, oneLine, UsageError } from "../lib/errors.ts";
-import { decodePem, encodePem } from "../lib/pem.ts";
-import {
-  DEFAULT_SIGNING_DURATION_MS,
-  defaultUsages,
-  guessSigner,
-  loadSigningCa,
-  signCsr,
-  signerValidator,
-  type SigningCa,
-} from "../lib/signer.ts";
-import { type Command, type Context, EXIT_CODES } from "./_command.ts";
+import { InputError, JoinkitError, UsageError } from "../lib/errors.ts";
+import type { KubeObject } from "../lib/manifest.ts";
+import { decodePem } from "../lib/pem.ts";
+import { signObject, type SignOptions, signPemCsr } from "../lib/sign_batch.ts";
+import { DEFAULT_SIGNING_DURATION_MS, loadSigningCa, signerValidator } from "../lib/signer.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, flagString, requireString } from "./_flags.ts";
 import { readInput, writeFilesAtomic } from "./_io.ts";
 
@@ -107,22 +92,49 @@ Examples:
     const caIn = readInput(caPath);
     const keyIn = readInput(keyPath);
     const ca = await loadSigningCa(caIn.text, caIn.name, keyIn.text, keyIn.name);
-    const isPem = input.text.includes("-----BEGIN");
+    const opts: SignOptions = {
+      ca,
+      ttlMs: ttl,
+      now: ctx.now,
+      approve,
+      signerName: signerFlag,
+      usages: usagesFlag,
+    };
     const emit = (text: string) => {
       if (outFile) writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);
       else ctx.stdout(text);
     };
+    let code = 0;
+    const report = (e: JoinkitError) => {
+      ctx.stderr(`error: ${e.message}`);
+      code ||= e.exitCode;
+    };
 
-    if (isPem) {
-      const format = flagChoice(ctx.flags, "output", ["pem"] as const, "pem");
-      const { pem, code } = await signPem(ctx, input.text, input.name, ca, {
-        signerFlag,
-        usagesFlag,
-        ttl,
-      });
-      if (format === "pem" && pem) emit(pem);
+    if (input.text.includes("-----BEGIN")) {
+      flagChoice(ctx.flags, "output", ["pem"] as const, "pem");
+      const blocks = decodePem(input.text, input.name).filter((b) =>
+        b.type === "CERTIFICATE REQUEST"
+      );
+      if (blocks.length === 0) {
+        throw new InputError(`${input.name}: PEM block type must be CERTIFICATE REQUEST`);
+      }
+      if (blocks.length === 1) {
+        emit(await signPemCsr(blocks[0]!.der, input.name, opts));
+        return 0;
+      }
+      const pems: string[] = [];
+      for (let i = 0; i < blocks.length; i++) {
+        try {
+          pems.push(await signPemCsr(blocks[i]!.der, `${input.name}[${i}]`, opts));
+        } catch (e) {
+          if (!(e instanceof JoinkitError)) throw e;
+          report(e);
+        }
+      }
+      if (pems.length) emit(pems.join(""));
       return code;
     }
+
     if (usagesFlag.length) {
       throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
     }
@@ -140,92 +152,18 @@ Examples:
     const isList = inputJson
       ? /^\s*\{[\s\S]*"kind"\s*:\s*"[A-Za-z]*List"/.test(input.text) && /"items"/.test(input.text)
       : /^kind:\s*['"]?[A-Za-z]*List['"]?\s*$/m.test(input.text) && /^items:/m.test(input.text);
-    const out: Record<string, unknown>[] = [];
+    const out: KubeObject[] = [];
     const pems: string[] = [];
-    let refused = 0, signed = 0, unapproved = 0;
-    let firstRefusal: CheckError | InputError | undefined;
+    let unapproved = 0;
     for (let i = 0; i < objects.length; i++) {
-      const obj = objects[i]!;
       const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
-      let c: CsrObject | undefined;
-      try {
-        c = readCsrObject(obj, where);
-        const label = `${where} (${c.name})`;
-        if (signerFlag !== undefined && c.signerName !== signerFlag) {
-          throw new CheckError(
-            `${label}: signerName ${JSON.stringify(c.signerName)} is not ${
-              JSON.stringify(signerFlag)
-            }`,
-          );
-        }
-        if (hasCondition(c, "Denied")) throw new CheckError(`${label}: csr is denied`);
-        if (hasCondition(c, "Failed")) throw new CheckError(`${label}: csr has failed`);
-        if (c.certificate) throw new CheckError(`${label}: csr already has a certificate`);
-        const approved = hasCondition(c, "Approved");
-        if (!approved && !approve) unapproved++;
-        let csr: Csr;
-        try {
-          csr = csrFromRequest(c.request);
-        } catch (e) {
-          throw new InputError(`${label}: unable to parse csr: ${oneLine(e)}`);
-        }
-        let validator;
-        try {
-          validator = signerValidator(c.signerName);
-        } catch (e) {
-          throw new CheckError(`${label}: ${oneLine(e)}`);
-        }
-        const bad = await checkCsrSignature(csr);
-        if (bad) {
-          throw new CheckError(`${label}: unable to verify certificate request signature: ${bad}`);
-        }
-        const refusal = validator(csr, c.usages);
-        if (refusal) {
-          refused++;
-          const err = new CheckError(`${label}: ${refusal}`);
-          firstRefusal ??= err;
-          ctx.stderr(`error: ${err.message}`);
-          out.push(withStatus(obj, [failedCondition(ctx.now, refusal)]));
-          continue;
-        }
-        let certDer: Uint8Array;
-        try {
-          certDer = await signCsr(ca, {
-            csr,
-            usages: c.usages,
-            expirationSeconds: c.expirationSeconds,
-            certTtlMs: ttl,
-            now: ctx.now,
-            signatureChecked: true,
-          });
-        } catch (e) {
-          if (e instanceof CheckError || e instanceof InputError) {
-            throw new (e.constructor as typeof CheckError)(`${label}: ${e.message}`);
-          }
-          throw e;
-        }
-        const certPem = encodePem("CERTIFICATE", certDer);
-        pems.push(certPem);
-        signed++;
-        out.push(
-          withStatus(obj, approve && !approved ? [approvedCondition(ctx.now)] : [], certPem),
-        );
-      } catch (e) {
-        if (!(e instanceof CheckError || e instanceof InputError)) throw e;
-        refused++;
-        firstRefusal ??= e;
-        ctx.stderr(`error: ${e.message}`);
-        out.push(obj);
-      }
+      const r = await signObject(objects[i]!, where, opts);
+      out.push(r.obj);
+      if (r.error) report(r.error);
+      if (r.certPem) pems.push(r.certPem);
+      if (r.unapproved) unapproved++;
     }
-    if (signed === 0) {
-      // Nothing signed: no output at all; the (first) reason is the error.
-      if (objects.length === 1 && firstRefusal) {
-        // already printed; exit with its code without repeating the line
-        return firstRefusal.exitCode;
-      }
-      return firstRefusal?.exitCode ?? 3;
-    }
+    if (pems.length === 0) return code; // nothing signed: nothing printed
     if (unapproved > 0) {
       ctx.stderr(
         `warning: signed ${unapproved} CSR(s) that are not approved; kube-controller-manager ` +
@@ -244,92 +182,6 @@ Examples:
       text = format === "json" ? toJson(list) : toYaml(list);
     } else text = renderObjects(out, format);
     emit(text);
-    return refused > 0 ? (firstRefusal?.exitCode ?? 3) : 0;
+    return code;
   },
 };
-
-function csrFromRequest(request: Uint8Array): Csr {
-  const text = new TextDecoder().decode(request);
-  const blocks = decodePem(text, "spec.request");
-  const b = blocks[0];
-  if (!b || b.type !== "CERTIFICATE REQUEST") {
-    throw new InputError("PEM block type must be CERTIFICATE REQUEST");
-  }
-  return parseCsrDer(b.der);
-}
-
-/**
- * Signs every PEM CSR in `text`, each on its own. A single CSR's refusal is
- * thrown; with several, each refusal is one stderr line and the others are
- * still signed. Returns the certificates and the exit code.
- */
-async function signPem(
-  ctx: Context,
-  text: string,
-  name: string,
-  ca: SigningCa,
-  o: { signerFlag: string | undefined; usagesFlag: string[]; ttl: number },
-): Promise<{ pem: string; code: number }> {
-  const blocks = decodePem(text, name).filter((b) => b.type === "CERTIFICATE REQUEST");
-  if (blocks.length === 0) {
-    throw new InputError(`${name}: PEM block type must be CERTIFICATE REQUEST`);
-  }
-  const out: string[] = [];
-  let code = 0;
-  for (let i = 0; i < blocks.length; i++) {
-    const where = blocks.length > 1 ? `${name}[${i}]` : name;
-    try {
-      out.push(await signOnePem(ctx, blocks[i]!.der, where, ca, o));
-    } catch (e) {
-      if (blocks.length === 1 || !(e instanceof JoinkitError)) throw e;
-      ctx.stderr(`error: ${e.message}`);
-      code ||= e.exitCode;
-    }
-  }
-  if (out.length === 0) return { pem: "", code };
-  return { pem: out.join(""), code };
-}
-
-async function signOnePem(
-  ctx: Context,
-  der: Uint8Array,
-  where: string,
-  ca: SigningCa,
-  o: { signerFlag: string | undefined; usagesFlag: string[]; ttl: number },
-): Promise<string> {
-  let csr: Csr;
-  try {
-    csr = parseCsrDer(der);
-  } catch (e) {
-    throw new InputError(`${where}: ${oneLine(e)}`);
-  }
-  const signerName = o.signerFlag ?? guessSigner(csr);
-  if (signerName === undefined) {
-    throw new UsageError(
-      `${where}: not a kubelet client or serving CSR; name the signer with --signer-name`,
-    );
-  }
-  const usages = o.usagesFlag.length ? o.usagesFlag : defaultUsages(signerName, csr.key.type);
-  if (usages === undefined) {
-    throw new UsageError(`${where}: --usages is required for signer ${signerName}`);
-  }
-  const bad = await checkCsrSignature(csr);
-  if (bad) {
-    throw new CheckError(`${where}: unable to verify certificate request signature: ${bad}`);
-  }
-  const refusal = signerValidator(signerName)(csr, usages);
-  if (refusal) throw new CheckError(`${where}: ${refusal}`);
-  try {
-    const cert = await signCsr(ca, {
-      csr,
-      usages,
-      certTtlMs: o.ttl,
-      now: ctx.now,
-      signatureChecked: true,
-    });
-    return encodePem("CERTIFICATE", cert);
-  } catch (e) {
-    if (e instanceof CheckError) throw new CheckError(`${where}: ${e.message}`);
-    throw e;
-  }
-}
