@@ -311,3 +311,63 @@ Deno.test("CLI cert inspect reads the CA and client certificates embedded in a k
     cleanup();
   }
 });
+
+Deno.test("CLI cert verify follows intermediates in the file and fails when the CA is expired", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const root = opensslCa(dir, "root", { cn: "root-ca" });
+    const interKey = path.join(dir, "inter.key");
+    const interCsr = path.join(dir, "inter.csr");
+    const interCrt = path.join(dir, "inter.crt");
+    const ext = path.join(dir, "ext.cnf");
+    fs.writeFileSync(
+      ext,
+      "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,digitalSignature\n" +
+        "subjectKeyIdentifier=hash\n",
+    );
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", interKey);
+    openssl("req", "-new", "-key", interKey, "-subj", "/CN=intermediate", "-out", interCsr);
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      interCsr,
+      "-CA",
+      root.crt,
+      "-CAkey",
+      root.key,
+      "-CAcreateserial",
+      "-days",
+      "30",
+      "-extfile",
+      ext,
+      "-out",
+      interCrt,
+    );
+    const w = await issue(dir, "w1", { crt: interCrt, key: interKey });
+    const chain = path.join(dir, "chain.pem");
+    fs.writeFileSync(chain, fs.readFileSync(w.crt, "utf8") + fs.readFileSync(interCrt, "utf8"));
+    const ok = await runCli(["cert", "verify", chain, "--ca", root.crt, "--now", NOW]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(
+      ok.stdout,
+      /ok {4}chain {5}signed by CN=root-ca \(.*root\.crt\) via 1 intermediate\(s\)/,
+    );
+    const alone = await runCli(["cert", "verify", w.crt, "--ca", root.crt, "--now", NOW]);
+    assert.equal(alone.code, 3);
+    assert.match(alone.stderr, /certificate signed by unknown authority \(issuer CN=intermediate/);
+    const late = await runCli([
+      "cert",
+      "verify",
+      w.crt,
+      "--ca",
+      interCrt,
+      "--at",
+      iso(NOW_MS + 60 * 86_400_000),
+    ]);
+    assert.equal(late.code, 3);
+    assert.match(late.stderr, /chain: CA CN=intermediate \(.*inter\.crt\) is not valid at /);
+  } finally {
+    cleanup();
+  }
+});
