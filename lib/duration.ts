@@ -4,7 +4,7 @@
  * @module
  */
 
-import { InputError } from "./errors.ts";
+import { InputError, quote } from "./errors.ts";
 
 const UNIT_NS: Record<string, bigint> = {
   ns: 1n,
@@ -33,7 +33,7 @@ const MAX_NS = (1n << 63n) - 1n;
  * ```
  */
 export function parseDuration(text: string): number {
-  const fail = () => new InputError(`invalid duration ${JSON.stringify(text)}`);
+  const fail = () => new InputError(`invalid duration ${quote(text)}`);
   let s = text;
   let negative = false;
   if (s.startsWith("-") || s.startsWith("+")) {
@@ -52,7 +52,7 @@ export function parseDuration(text: string): number {
     const unit = UNIT_NS[unitName];
     if (unit === undefined) {
       throw new InputError(
-        `invalid duration ${JSON.stringify(text)}: unknown unit ${JSON.stringify(unitName)}`,
+        `invalid duration ${quote(text)}: unknown unit ${quote(unitName)}`,
       );
     }
     if (intPart.length > 20) throw fail();

@@ -67,3 +67,18 @@ export function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }
+
+/**
+ * Quotes a user-supplied value for an error message (JSON string syntax, so
+ * control characters are escaped), cut to `max` characters so a huge input
+ * cannot turn into a huge message.
+ *
+ * @example
+ * ```ts
+ * quote("x".repeat(1000), 5); // '"xxxxx…" (1000 chars)'
+ * ```
+ */
+export function quote(text: string, max = 64): string {
+  if (text.length <= max) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, max))}… (${text.length} chars)`;
+}

@@ -11,9 +11,11 @@
  */
 
 import {
+  Composer,
   Document,
+  LineCounter,
   type Pair,
-  parseAllDocuments,
+  Parser,
   type Scalar,
   stringify,
   type Tags,
@@ -38,6 +40,9 @@ export { MAX_INPUT_BYTES, MAX_OBJECTS } from "./limits.ts";
 const withoutTimestamps = (tags: Tags): Tags =>
   tags.filter((t) => typeof t !== "object" || t.tag !== "tag:yaml.org,2002:timestamp");
 
+/** Deepest nesting of maps and lists accepted in an input (Kubernetes objects stay far below). */
+export const MAX_DEPTH = 256;
+
 /** Whether `value` is a plain (non-array) object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -58,6 +63,7 @@ export function parseManifests(text: string, source = "input"): KubeObject[] {
     throw new InputError(`${source}: input larger than ${MAX_INPUT_BYTES} bytes`);
   }
   const clean = text.replace(/^\uFEFF/, "");
+  checkBracketDepth(clean, source);
   let docs: unknown[];
   const trimmed = clean.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
@@ -70,58 +76,111 @@ export function parseManifests(text: string, source = "input"): KubeObject[] {
     docs = parseYaml(clean, source);
   }
   const out: KubeObject[] = [];
-  const add = (doc: unknown, where: string) => {
+  const add = (doc: unknown, where: string, depth: number) => {
     if (doc === null || doc === undefined) return;
     if (Array.isArray(doc)) {
-      doc.forEach((d, i) => add(d, `${where}[${i}]`));
+      if (depth > 8) throw new InputError(`${source}: ${where} nests lists too deeply`);
+      doc.forEach((d, i) => add(d, `${where}[${i}]`, depth + 1));
       return;
     }
     if (!isObject(doc)) {
       throw new InputError(`${source}: ${where} is not an object`);
     }
     if (typeof doc.kind === "string" && doc.kind.endsWith("List") && Array.isArray(doc.items)) {
-      doc.items.forEach((d, i) => add(d, `${where}items[${i}]`));
+      if (depth > 8) throw new InputError(`${source}: ${where} nests lists too deeply`);
+      doc.items.forEach((d, i) => add(d, `${where}items[${i}]`, depth + 1));
       return;
     }
     if (out.length >= MAX_OBJECTS) {
       throw new InputError(`${source}: more than ${MAX_OBJECTS} objects`);
     }
+    checkDepth(doc, `${source}: ${where}`);
     out.push(doc as KubeObject);
   };
-  docs.forEach((d, i) => add(d, docs.length > 1 ? `document ${i + 1}` : "document"));
+  docs.forEach((d, i) => add(d, docs.length > 1 ? `document ${i + 1}` : "document", 0));
   return out;
 }
 
-function parseYaml(text: string, source: string): unknown[] {
-  let docs;
-  try {
-    docs = parseAllDocuments(text, {
-      version: "1.1",
-      customTags: withoutTimestamps,
-      uniqueKeys: true,
-    });
-  } catch (err) {
-    throw new InputError(`${source}: not YAML or JSON: ${firstLine(err)}`);
+/**
+ * Refuses flow collections (`[`/`{`) nested beyond {@link MAX_DEPTH}, before
+ * any parser sees them: the YAML parser's time grows badly with such input.
+ * Brackets inside strings count too; no real manifest comes near the bound.
+ */
+function checkBracketDepth(text: string, source: string): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) {
+        throw new InputError(`${source}: nested more than ${MAX_DEPTH} levels deep`);
+      }
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
-  if (!Array.isArray(docs)) docs = [docs];
-  return docs.map((doc, i) => {
+}
+
+/** Refuses a parsed value nested beyond {@link MAX_DEPTH} (checked without recursion). */
+function checkDepth(value: unknown, where: string): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d > MAX_DEPTH) {
+      throw new InputError(`${where} is nested more than ${MAX_DEPTH} levels deep`);
+    }
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+}
+
+/**
+ * Parses a YAML stream document by document, stopping at the first bad one
+ * or once there are more than {@link MAX_OBJECTS} documents. Error positions
+ * are computed once, for the error reported (the parser's "pretty" errors
+ * cost time proportional to the line length for every error).
+ */
+function parseYaml(text: string, source: string): unknown[] {
+  const lines = new LineCounter();
+  const parser = new Parser(lines.addNewLine);
+  const composer = new Composer({
+    version: "1.1",
+    customTags: withoutTimestamps,
+    uniqueKeys: true,
+    prettyErrors: false,
+    // The parser's warnings would go to the console; joinkit's stderr is its own.
+    logLevel: "error",
+  });
+  const out: unknown[] = [];
+  const take = (doc: Document.Parsed) => {
+    const n = out.length + 1;
     const err = doc.errors[0];
     if (err) {
+      const at = lines.linePos(err.pos[0]);
+      const where = at.line > 0 ? ` at line ${at.line}, column ${at.col}` : "";
       throw new InputError(
-        `${source}: document ${i + 1} is not valid YAML: ${firstLine(err)}`,
+        `${source}: document ${n} is not valid YAML: ${firstLine(err)}${where}`,
       );
     }
+    if (n > MAX_OBJECTS) throw new InputError(`${source}: more than ${MAX_OBJECTS} documents`);
     try {
-      return doc.toJS({ maxAliasCount: 100 });
+      out.push(doc.toJS({ maxAliasCount: 100 }));
     } catch (e) {
-      throw new InputError(`${source}: document ${i + 1}: ${firstLine(e)}`);
+      throw new InputError(`${source}: document ${n}: ${firstLine(e)}`);
     }
-  });
+  };
+  try {
+    for (const token of parser.parse(text)) for (const doc of composer.next(token)) take(doc);
+    for (const doc of composer.end()) take(doc);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(`${source}: not YAML or JSON: ${firstLine(err)}`);
+  }
+  return out;
 }
 
 function firstLine(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return (msg.split(/\r?\n/)[0] ?? "").trim();
+  const line = (msg.split(/\r?\n/)[0] ?? "").trim();
+  // The parser quotes input (alias names, keys) in its messages: keep them short.
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
 /**
@@ -137,7 +196,13 @@ function firstLine(err: unknown): string {
  * ```
  */
 export function toYaml(value: unknown): string {
-  const doc = new Document(value, { version: "1.1", sortMapEntries: compareKeys });
+  // No anchors: a value seen twice (from a YAML alias) is written out twice, as
+  // kubectl does; with sorted keys an alias could otherwise precede its anchor.
+  const doc = new Document(value, {
+    version: "1.1",
+    sortMapEntries: compareKeys,
+    aliasDuplicateObjects: false,
+  });
   visit(doc, {
     Scalar(_key, node: Scalar) {
       if (typeof node.value !== "string") return;

@@ -6,7 +6,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { InputError } from "./errors.ts";
+import { InputError, quote } from "./errors.ts";
 
 /** One decoded PEM block. */
 export interface PemBlock {
@@ -18,16 +18,38 @@ export interface PemBlock {
   der: Uint8Array;
 }
 
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+const LABEL = /^[A-Z0-9 ]+$/;
+const BEGIN = "-----BEGIN ";
+const END = "-----END ";
+const DASHES = "-----";
 
 /** Whether the text holds at least one PEM `BEGIN` line. */
 export function looksLikePem(text: string): boolean {
-  return text.includes("-----BEGIN ");
+  return text.includes(BEGIN);
+}
+
+/**
+ * The label of a `-----BEGIN X-----` / `-----END X-----` line whose marker
+ * starts at `at` (`marker` is `BEGIN ` or `END `), and where the line ends;
+ * `undefined` when the characters there do not form one.
+ */
+function readLabel(
+  text: string,
+  at: number,
+  marker: string,
+): { label: string; end: number } | undefined {
+  const from = at + marker.length;
+  const close = text.indexOf(DASHES, from);
+  if (close < 0) return undefined;
+  const label = text.slice(from, close);
+  if (!LABEL.test(label)) return undefined;
+  return { label, end: close + DASHES.length };
 }
 
 /**
  * Decodes every PEM block in `text`. `source` names the input in errors.
- * Throws on a truncated block or bad base64.
+ * Throws on a truncated block or bad base64. Runs in linear time whatever
+ * the input (no backtracking regular expression over the whole text).
  *
  * @example
  * ```ts
@@ -37,13 +59,42 @@ export function looksLikePem(text: string): boolean {
 export function decodePem(text: string, source = "input"): PemBlock[] {
   const clean = text.replace(/^\uFEFF/, "");
   const blocks: PemBlock[] = [];
-  let m: RegExpExecArray | null;
-  BLOCK.lastIndex = 0;
-  while ((m = BLOCK.exec(clean)) !== null) {
-    const [, type = "", body = "", endType] = m;
-    if (type !== endType) {
-      throw new InputError(`${source}: PEM block "${type}" ends with "END ${endType}"`);
+  let pos = 0;
+  for (;;) {
+    const at = clean.indexOf(BEGIN, pos);
+    if (at < 0) break;
+    const begin = readLabel(clean, at, BEGIN);
+    if (begin === undefined) {
+      // Not a BEGIN line (e.g. lower-case label): ignored, as text around blocks is.
+      pos = at + BEGIN.length;
+      continue;
     }
+    const type = begin.label;
+    let bodyStart = begin.end;
+    if (clean[bodyStart] === "\r") bodyStart++;
+    if (clean[bodyStart] !== "\n") {
+      throw new InputError(`${source}: truncated PEM block (BEGIN without matching END)`);
+    }
+    bodyStart++;
+    // The first well-formed END line after the BEGIN closes the block.
+    let search = bodyStart;
+    let end: { label: string; end: number } | undefined;
+    let endAt = -1;
+    while (end === undefined) {
+      endAt = clean.indexOf(END, search);
+      if (endAt < 0) {
+        throw new InputError(`${source}: truncated PEM block (BEGIN without matching END)`);
+      }
+      end = readLabel(clean, endAt, END);
+      search = endAt + END.length;
+    }
+    if (type !== end.label) {
+      throw new InputError(
+        `${source}: PEM block ${quote(type)} ends with ${quote(`END ${end.label}`)}`,
+      );
+    }
+    const body = clean.slice(bodyStart, endAt);
+    pos = end.end;
     const headers: Record<string, string> = {};
     let b64 = body;
     const split = body.split(/\r?\n\r?\n/);
@@ -56,15 +107,11 @@ export function decodePem(text: string, source = "input"): PemBlock[] {
     }
     const compact = b64.replace(/[\r\n\t ]/g, "");
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
-      throw new InputError(`${source}: PEM block "${type}" has invalid base64`);
+      throw new InputError(`${source}: PEM block ${quote(type)} has invalid base64`);
     }
     const der = new Uint8Array(Buffer.from(compact, "base64"));
-    if (der.length === 0) throw new InputError(`${source}: PEM block "${type}" is empty`);
+    if (der.length === 0) throw new InputError(`${source}: PEM block ${quote(type)} is empty`);
     blocks.push({ type, headers, der });
-  }
-  const begins = clean.match(/-----BEGIN [A-Z0-9 ]+-----/g)?.length ?? 0;
-  if (begins > blocks.length) {
-    throw new InputError(`${source}: truncated PEM block (BEGIN without matching END)`);
   }
   return blocks;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { InputError } from "./errors.ts";
+import { InputError, quote } from "./errors.ts";
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
@@ -50,7 +50,7 @@ export function parseRfc3339(text: string, what = "time"): Date {
   const date = tryParseRfc3339(text);
   if (!date || Number.isNaN(date.getTime())) {
     throw new InputError(
-      `invalid ${what} ${JSON.stringify(text)}: want RFC 3339, e.g. 2026-01-02T15:04:05Z`,
+      `invalid ${what} ${quote(text)}: want RFC 3339, e.g. 2026-01-02T15:04:05Z`,
     );
   }
   return date;
