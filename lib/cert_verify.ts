@@ -117,24 +117,30 @@ export async function verifyCertificate(
   let cur = leaf;
   const pool = [...intermediates];
   for (let depth = 0; depth < 8; depth++) {
-    const ca = o.cas.find((c) => sameBytes(c.cert.subjectDer, cur.issuerDer));
-    if (ca) {
-      const bad = await checkSignature(cur.sigOid, cur.tbs, cur.signature, ca.cert.key.spki);
-      if (bad) {
-        chainDetail = `signature by ${
-          formatName(ca.cert.subject)
-        } (${ca.source}) does not verify: ${bad}`;
-      } else if (!isCa(ca.cert)) {
-        chainDetail = `${formatName(ca.cert.subject)} (${ca.source}) is not a CA`;
-      } else if (ca.cert.notAfter.getTime() < at || ca.cert.notBefore.getTime() > at) {
-        chainDetail = `CA ${formatName(ca.cert.subject)} (${ca.source}) is not valid at ${
-          formatRfc3339(o.at)
-        } (valid ${formatRfc3339(ca.cert.notBefore)} to ${formatRfc3339(ca.cert.notAfter)})`;
-      } else {
-        chain.push(ca.cert);
-        chainOk = true;
-        chainDetail = `signed by ${formatName(ca.cert.subject)} (${ca.source})` +
-          (chain.length > 2 ? ` via ${chain.length - 2} intermediate(s)` : "");
+    const candidates = o.cas.filter((c) => sameBytes(c.cert.subjectDer, cur.issuerDer));
+    if (candidates.length) {
+      // Several CAs may share a subject (CA rotation): any one that verifies will do.
+      for (const ca of candidates) {
+        const bad = await checkSignature(cur.sigOid, cur.tbs, cur.signature, ca.cert.key.spki);
+        if (bad) {
+          chainDetail ||= `signature by ${
+            formatName(ca.cert.subject)
+          } (${ca.source}) does not verify: ${bad}`;
+          continue;
+        }
+        if (!isCa(ca.cert)) {
+          chainDetail = `${formatName(ca.cert.subject)} (${ca.source}) is not a CA`;
+        } else if (ca.cert.notAfter.getTime() < at || ca.cert.notBefore.getTime() > at) {
+          chainDetail = `CA ${formatName(ca.cert.subject)} (${ca.source}) is not valid at ${
+            formatRfc3339(o.at)
+          } (valid ${formatRfc3339(ca.cert.notBefore)} to ${formatRfc3339(ca.cert.notAfter)})`;
+        } else {
+          chain.push(ca.cert);
+          chainOk = true;
+          chainDetail = `signed by ${formatName(ca.cert.subject)} (${ca.source})` +
+            (chain.length > 2 ? ` via ${chain.length - 2} intermediate(s)` : "");
+        }
+        break;
       }
       break;
     }

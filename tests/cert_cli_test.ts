@@ -371,3 +371,26 @@ Deno.test("CLI cert verify follows intermediates in the file and fails when the 
     cleanup();
   }
 });
+
+Deno.test("CLI cert verify: CAs sharing a subject (bundle), and a same-named foreign CA", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const a = opensslCa(dir, "a");
+    const b = opensslCa(dir, "b");
+    const c = opensslCa(dir, "c");
+    const bundle = path.join(dir, "bundle.crt");
+    fs.writeFileSync(bundle, fs.readFileSync(a.crt, "utf8") + fs.readFileSync(b.crt, "utf8"));
+    const wb = await issue(dir, "wb", b);
+    const wc = await issue(dir, "wc", c);
+    const ok = await runCli(["cert", "verify", wb.crt, "--ca", bundle, "--now", NOW]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const bad = await runCli(["cert", "verify", wc.crt, "--ca", bundle, "--now", NOW]);
+    assert.equal(bad.code, 3);
+    assert.match(
+      bad.stderr,
+      /^error: .*wc\/kubelet-client\.crt: chain: signature by CN=kubernetes \(.*bundle\.crt\) does not verify: x509: ECDSA verification failure\n$/,
+    );
+  } finally {
+    cleanup();
+  }
+});
