@@ -293,6 +293,10 @@ async function main(): Promise<number> {
     took = "node SEA (esbuild + postject)";
   }
   const size = fs.statSync(out).size;
+  // `sha256sum -c joinkit.sha256` next to the binary checks it on the target host.
+  const { createHash } = await import("node:crypto");
+  const digest = createHash("sha256").update(fs.readFileSync(out)).digest("hex");
+  fs.writeFileSync(out + ".sha256", `${digest}  ${path.basename(out)}\n`);
   fs.mkdirSync(workDir(out), { recursive: true });
   fs.writeFileSync(
     path.join(workDir(out), "build-info.json"),
@@ -300,9 +304,9 @@ async function main(): Promise<number> {
   );
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   log(
-    `route: ${took}; wrote ${path.relative(ROOT, out)} (${
+    `route: ${took}; wrote ${path.relative(ROOT, out)} (${size} bytes, ${
       (size / 1048576).toFixed(1)
-    } MiB) in ${secs} s`,
+    } MiB, sha256 ${digest.slice(0, 16)}…) and ${path.basename(out)}.sha256 in ${secs} s`,
   );
   return 0;
 }
