@@ -474,6 +474,8 @@ export interface FuzzTarget<T> {
    * cut): keeps slow parsers' runs short; huge inputs have their own tests.
    */
   maxInput?: number;
+  /** Longest error message accepted (default {@link MAX_MESSAGE}). */
+  maxMessage?: number;
   /** Turns an input into bytes for the failure report (default: UTF-8 / JSON). */
   show?: (input: T) => Uint8Array;
 }
@@ -551,7 +553,7 @@ async function once<T>(target: FuzzTarget<T>, input: T): Promise<string | undefi
     }
     const msg = error.message;
     if (typeof msg !== "string" || msg.trim() === "") return `JoinkitError with an empty message`;
-    if (msg.length > MAX_MESSAGE) {
+    if (msg.length > (target.maxMessage ?? MAX_MESSAGE)) {
       return `error message too long (${msg.length} chars): ${msg.slice(0, 200)}…`;
     }
     return undefined;
