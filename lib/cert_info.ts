@@ -40,6 +40,8 @@ export interface Cert {
   /** DER TBSCertificate (what the signature covers). */
   tbs: Uint8Array;
   sigOid: string;
+  /** The DER AlgorithmIdentifier of the signature (parameters included). */
+  sigAlgId: Uint8Array;
   signature: Uint8Array;
   version: number;
   /** Serial number magnitude bytes (as encoded, sign byte included). */
@@ -106,6 +108,7 @@ export function parseCertificate(der: Uint8Array): Cert {
     der,
     tbs: tlvBytes(der, parts.tbs),
     sigOid: algorithmOid(tlvBytes(der, sigAlg)),
+    sigAlgId: tlvBytes(der, sigAlg),
     signature: tlvContent(der, sig).subarray(1),
     version,
     serial: tlvContent(der, parts.serial),

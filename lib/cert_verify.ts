@@ -121,7 +121,13 @@ export async function verifyCertificate(
     if (candidates.length) {
       // Several CAs may share a subject (CA rotation): any one that verifies will do.
       for (const ca of candidates) {
-        const bad = await checkSignature(cur.sigOid, cur.tbs, cur.signature, ca.cert.key.spki);
+        const bad = await checkSignature(
+          cur.sigOid,
+          cur.tbs,
+          cur.signature,
+          ca.cert.key.spki,
+          cur.sigAlgId,
+        );
         if (bad) {
           chainDetail ||= `signature by ${
             formatName(ca.cert.subject)
@@ -154,7 +160,13 @@ export async function verifyCertificate(
       break;
     }
     const inter = pool.splice(next, 1)[0]!;
-    const bad = await checkSignature(cur.sigOid, cur.tbs, cur.signature, inter.key.spki);
+    const bad = await checkSignature(
+      cur.sigOid,
+      cur.tbs,
+      cur.signature,
+      inter.key.spki,
+      cur.sigAlgId,
+    );
     if (bad || !isCa(inter)) {
       chainDetail = bad
         ? `signature by intermediate ${formatName(inter.subject)} does not verify: ${bad}`

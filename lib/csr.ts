@@ -41,6 +41,8 @@ export interface Csr {
   tbs: Uint8Array;
   /** Signature algorithm OID. */
   sigOid: string;
+  /** The DER AlgorithmIdentifier of the signature (parameters included). */
+  sigAlgId: Uint8Array;
   /** Signature value. */
   signature: Uint8Array;
   /** Subject, as Go's pkix.Name. */
@@ -101,6 +103,7 @@ export function parseCsrDer(der: Uint8Array): Csr {
       der,
       tbs: tlvBytes(der, info),
       sigOid: algorithmOid(tlvBytes(der, sigAlg)),
+      sigAlgId: tlvBytes(der, sigAlg),
       signature: sigBits.subarray(1),
       subject: parseName(der, subject),
       key: describeSpki(tlvBytes(der, spki)),
@@ -139,7 +142,7 @@ export function parseCsrPem(text: string | Uint8Array, source: string): Csr {
  * the reason (Go `CheckSignature` style).
  */
 export function checkCsrSignature(csr: Csr): Promise<string | undefined> {
-  return checkSignature(csr.sigOid, csr.tbs, csr.signature, csr.key.spki);
+  return checkSignature(csr.sigOid, csr.tbs, csr.signature, csr.key.spki, csr.sigAlgId);
 }
 
 /** What a new CSR carries. */

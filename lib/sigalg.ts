@@ -14,7 +14,7 @@ import { CURVES } from "./pkix.ts";
 
 interface SigAlg {
   name: string;
-  family: "RSA" | "ECDSA" | "Ed25519";
+  family: "RSA" | "RSA-PSS" | "ECDSA" | "Ed25519";
   hash?: string;
 }
 
@@ -24,6 +24,7 @@ export const SIG_ALGS: Record<string, SigAlg> = {
   "1.2.840.113549.1.1.11": { name: "SHA256-RSA", family: "RSA", hash: "SHA-256" },
   "1.2.840.113549.1.1.12": { name: "SHA384-RSA", family: "RSA", hash: "SHA-384" },
   "1.2.840.113549.1.1.13": { name: "SHA512-RSA", family: "RSA", hash: "SHA-512" },
+  "1.2.840.113549.1.1.10": { name: "RSASSA-PSS", family: "RSA-PSS" },
   "1.2.840.10045.4.1": { name: "ECDSA-SHA1", family: "ECDSA", hash: "SHA-1" },
   "1.2.840.10045.4.3.2": { name: "ECDSA-SHA256", family: "ECDSA", hash: "SHA-256" },
   "1.2.840.10045.4.3.3": { name: "ECDSA-SHA384", family: "ECDSA", hash: "SHA-384" },
@@ -32,7 +33,6 @@ export const SIG_ALGS: Record<string, SigAlg> = {
 };
 
 const OTHER_NAMES: Record<string, string> = {
-  "1.2.840.113549.1.1.10": "RSASSA-PSS",
   "1.2.840.113549.1.1.4": "MD5-RSA",
   "2.16.840.1.101.3.4.3.17": "ML-DSA-44",
   "2.16.840.1.101.3.4.3.18": "ML-DSA-65",
@@ -50,6 +50,38 @@ export function algorithmOid(algId: Uint8Array): string {
   const o = children(algId, t)[0];
   if (!o || o.tag !== 0x06) throw new DerError("malformed algorithm identifier");
   return readOid(tlvContent(algId, o));
+}
+
+const HASH_OIDS: Record<string, { name: string; bytes: number }> = {
+  "1.3.14.3.2.26": { name: "SHA-1", bytes: 20 },
+  "2.16.840.1.101.3.4.2.1": { name: "SHA-256", bytes: 32 },
+  "2.16.840.1.101.3.4.2.2": { name: "SHA-384", bytes: 48 },
+  "2.16.840.1.101.3.4.2.3": { name: "SHA-512", bytes: 64 },
+};
+
+/** RSASSA-PSS-params (RFC 4055): hash (default SHA-1) and salt length (default 20). */
+export function pssParams(algId: Uint8Array): { hash: string; saltLength: number } {
+  const t = readTlv(algId, 0);
+  const params = children(algId, t)[1];
+  let hash = "SHA-1";
+  let saltLength = 20;
+  if (params && params.tag === 0x30) {
+    for (const f of children(algId, params)) {
+      if (f.tag === 0xa0) {
+        const inner = children(algId, f)[0];
+        const o = inner ? children(algId, inner)[0] : undefined;
+        const h = o && o.tag === 0x06 ? HASH_OIDS[readOid(tlvContent(algId, o))] : undefined;
+        if (!h) throw new DerError("unsupported RSASSA-PSS hash");
+        hash = h.name;
+      } else if (f.tag === 0xa2) {
+        const n = children(algId, f)[0];
+        if (!n || n.tag !== 0x02) throw new DerError("malformed RSASSA-PSS salt length");
+        saltLength = 0;
+        for (const b of tlvContent(algId, n)) saltLength = saltLength * 256 + b;
+      }
+    }
+  }
+  return { hash, saltLength };
 }
 
 /** The family and curve of a SubjectPublicKeyInfo, for importing it. */
@@ -112,6 +144,8 @@ function importVerifyKey(
   if (!p) {
     const params = family === "RSA"
       ? { name: "RSASSA-PKCS1-v1_5", hash: hash! }
+      : family === "RSA-PSS"
+      ? { name: "RSA-PSS", hash: hash! }
       : family === "ECDSA"
       ? { name: "ECDSA", namedCurve: curve! }
       : { name: "Ed25519" };
@@ -132,6 +166,7 @@ export async function checkSignature(
   data: Uint8Array,
   signature: Uint8Array,
   spki: Uint8Array,
+  algId?: Uint8Array,
 ): Promise<string | undefined> {
   const alg = SIG_ALGS[sigOid];
   if (!alg) return `x509: cannot verify signature: algorithm unimplemented (${sigAlgName(sigOid)})`;
@@ -141,14 +176,29 @@ export async function checkSignature(
   } catch {
     return "x509: malformed public key";
   }
-  if (key.family !== alg.family) {
+  let pss: { hash: string; saltLength: number } | undefined;
+  if (alg.family === "RSA-PSS") {
+    try {
+      pss = pssParams(algId ?? seq(oid(sigOid)));
+    } catch (e) {
+      return `x509: ${(e as Error).message}`;
+    }
+  }
+  const wantFamily = alg.family === "RSA-PSS" ? "RSA" : alg.family;
+  if (key.family !== wantFamily) {
     return "x509: signature algorithm specifies an " +
-      `${alg.family} public key, but have public key of type ${key.family}`;
+      `${wantFamily} public key, but have public key of type ${key.family}`;
   }
   try {
-    const ck = await importVerifyKey(spki, key.family, key.curve, alg.hash);
+    const ck = await importVerifyKey(
+      spki,
+      pss ? "RSA-PSS" : key.family,
+      key.curve,
+      pss ? pss.hash : alg.hash,
+    );
     let sig = signature;
-    let params: AlgorithmIdentifier | EcdsaParams = { name: ck.algorithm.name };
+    let params: AlgorithmIdentifier | EcdsaParams | RsaPssParams = { name: ck.algorithm.name };
+    if (pss) params = { name: "RSA-PSS", saltLength: pss.saltLength };
     if (alg.family === "ECDSA") {
       const size = CURVE_BYTES[key.curve ?? ""];
       if (!size) return `x509: unsupported elliptic curve ${key.curve}`;
@@ -167,7 +217,7 @@ export async function checkSignature(
       return `x509: ${alg.family} public key not usable: ${(e as Error).message}`;
     }
   }
-  if (alg.family === "RSA") return "crypto/rsa: verification error";
+  if (alg.family === "RSA" || alg.family === "RSA-PSS") return "crypto/rsa: verification error";
   if (alg.family === "ECDSA") return "x509: ECDSA verification failure";
   return "x509: Ed25519 verification failure";
 }

@@ -253,3 +253,43 @@ for (const c of CERT_CASES) {
     else assert.equal(got, c.want);
   });
 }
+
+Deno.test("checkCsrSignature() verifies RSASSA-PSS CSRs made by openssl", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const key = path.join(dir, "k.key");
+    execFileSync("openssl", [
+      "genpkey",
+      "-algorithm",
+      "RSA",
+      "-pkeyopt",
+      "rsa_keygen_bits:2048",
+      "-out",
+      key,
+    ], { stdio: "ignore" });
+    for (const [md, salt] of [["-sha256", "32"], ["-sha384", "-1"], ["-sha512", "64"]]) {
+      const f = path.join(dir, `pss${md}.csr`);
+      execFileSync("openssl", [
+        "req",
+        "-new",
+        "-key",
+        key,
+        "-subj",
+        "/O=system:nodes/CN=system:node:pss",
+        "-sigopt",
+        "rsa_padding_mode:pss",
+        "-sigopt",
+        `rsa_pss_saltlen:${salt}`,
+        md!,
+        "-out",
+        f,
+      ], { stdio: "ignore" });
+      const csr = parseCsrPem(fs.readFileSync(f, "utf8"), f);
+      assert.equal(await checkCsrSignature(csr), undefined, md);
+      csr.signature[10] = csr.signature[10]! ^ 1;
+      assert.equal(await checkCsrSignature(csr), "crypto/rsa: verification error");
+    }
+  } finally {
+    cleanup();
+  }
+});
