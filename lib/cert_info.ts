@@ -199,7 +199,7 @@ export function summarize(c: Cert, now: Date): Record<string, unknown> {
     keyType: c.key.type,
     keyBits: c.key.bits,
     isCA: isCa(c),
-    signatureAlgorithm: sigAlgName(c.sigOid),
+    signatureAlgorithm: sigAlgName(c.sigOid, c.sigAlgId),
     subjectKeyId: c.subjectKeyId ? colonHex(c.subjectKeyId) : "",
     authorityKeyId: c.authorityKeyId ? colonHex(c.authorityKeyId) : "",
     spkiPin: spkiHash(c.key.spki),

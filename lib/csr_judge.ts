@@ -93,7 +93,7 @@ export async function judgeCsr(
     key: formatKey(csr.key),
     keyType: csr.key.type,
     keyBits: csr.key.bits,
-    signatureAlgorithm: sigAlgName(csr.sigOid),
+    signatureAlgorithm: sigAlgName(csr.sigOid, csr.sigAlgId),
     signatureValid: sigErr === undefined,
     apiErrors: [],
     signer: "",

@@ -39,8 +39,18 @@ const OTHER_NAMES: Record<string, string> = {
   "2.16.840.1.101.3.4.3.19": "ML-DSA-87",
 };
 
-/** Go's name of a signature algorithm OID (e.g. `ECDSA-SHA256`), or the OID. */
-export function sigAlgName(id: string): string {
+/**
+ * Go's name of a signature algorithm (e.g. `ECDSA-SHA256`, `SHA256-RSAPSS`
+ * when the AlgorithmIdentifier is given), or the OID.
+ */
+export function sigAlgName(id: string, algId?: Uint8Array): string {
+  if (id === "1.2.840.113549.1.1.10" && algId) {
+    try {
+      return `${pssParams(algId).hash.replace("-", "")}-RSAPSS`;
+    } catch {
+      return "RSASSA-PSS";
+    }
+  }
   return SIG_ALGS[id]?.name ?? OTHER_NAMES[id] ?? id;
 }
 
