@@ -57,7 +57,23 @@ const VALUES = [
   '"quoted"',
   "back\\slash",
 ];
-const KEYS = ["n", "y", "on", "0123", "1.5", "plain-key", "a.b_c", "_u", "B", "a1", "a01", "a10", "a9", "a-b", "ab"];
+const KEYS = [
+  "n",
+  "y",
+  "on",
+  "0123",
+  "1.5",
+  "plain-key",
+  "a.b_c",
+  "_u",
+  "B",
+  "a1",
+  "a01",
+  "a10",
+  "a9",
+  "a-b",
+  "ab",
+];
 
 Deno.test("toYaml() quotes strings exactly as kubectl does", () => {
   const args = ["create", "configmap", "x", "--dry-run=client"];
