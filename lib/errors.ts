@@ -55,8 +55,12 @@ export class CheckError extends JoinkitError {
   }
 }
 
+/** Longest message {@link oneLine} returns: an input echoed in a message cannot flood stderr. */
+export const MAX_MESSAGE_CHARS = 2000;
+
 /**
- * The message of any thrown value, reduced to one line.
+ * The message of any thrown value, reduced to one line of at most
+ * {@link MAX_MESSAGE_CHARS} characters.
  *
  * @example
  * ```ts
@@ -65,7 +69,19 @@ export class CheckError extends JoinkitError {
  */
 export function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+  return clipLine(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+}
+
+/**
+ * Cuts a diagnostic line to `max` characters, marking the cut.
+ *
+ * @example
+ * ```ts
+ * clipLine("x".repeat(5000)).length; // 2000 + the marker
+ * ```
+ */
+export function clipLine(line: string, max = MAX_MESSAGE_CHARS): string {
+  return line.length <= max ? line : `${line.slice(0, max)}… (${line.length - max} more chars)`;
 }
 
 /**

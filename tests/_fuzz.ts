@@ -22,9 +22,14 @@
  */
 
 import { Buffer } from "node:buffer";
+import { createPrivateKey } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import process from "node:process";
 import { AssertionError } from "node:assert/strict";
 import { JoinkitError } from "../lib/errors.ts";
+
+export { JoinkitError };
 
 /** The seed used when `JOINKIT_FUZZ_SEED` is not set. */
 export const DEFAULT_SEED = 0x6a6f696e; // "join"
@@ -632,4 +637,236 @@ export async function fuzz<T>(target: FuzzTarget<T>): Promise<{ tried: number; p
     throw new AssertionError({ message: lines.join("\n") });
   }
   return { tried: n + target.samples.length, parsed };
+}
+
+/** What an in-process run of a command did. */
+export interface InProcessResult {
+  /** The exit code main.ts would set. */
+  code: number;
+  stdout: string;
+  /** The stderr lines, each ending in a newline, plus `error: …` for a thrown error. */
+  stderr: string;
+  /** The value thrown, if any (a JoinkitError is expected; anything else is a crash). */
+  thrown?: unknown;
+}
+
+/**
+ * Runs one joinkit command in this process, as main.ts would (same flag
+ * parsing, same error mapping), without spawning: fast enough to fuzz whole
+ * commands. `argv` starts with the command words (`["token", "list", …]`).
+ */
+export async function runInProcess(argv: readonly string[]): Promise<InProcessResult> {
+  const { parseArgs } = await import("node:util");
+  const { oneLine } = await import("../lib/errors.ts");
+  const two = argv.slice(0, 2).join(" ");
+  const twoWords = ["token", "ca", "cluster-info", "kubeconfig", "csr", "cert"].includes(argv[0]!);
+  const words = twoWords ? 2 : 1;
+  const name = twoWords ? two : argv[0]!;
+  const file = `../commands/${name.replace(/[ -]/g, "_")}.ts`;
+  const { command } = await import(file) as { command: import("../commands/_command.ts").Command };
+  let stdout = "";
+  let stderr = "";
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv.slice(words) as string[],
+        options: {
+          ...command.options,
+          now: { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      const { UsageError } = await import("../lib/errors.ts");
+      throw new UsageError(oneLine(e));
+    }
+    const flags = parsed.values as import("../commands/_command.ts").Flags;
+    let now = new Date();
+    if (typeof flags.now === "string") {
+      const { parseRfc3339 } = await import("../lib/time.ts");
+      now = parseRfc3339(flags.now, "--now");
+    }
+    const code = await command.run({
+      args: parsed.positionals,
+      flags,
+      now,
+      stdout: (t) => void (stdout += t),
+      stderr: (l) => void (stderr += l + "\n"),
+    });
+    return { code: code ?? 0, stdout, stderr };
+  } catch (e) {
+    if (e instanceof JoinkitError) {
+      return { code: e.exitCode, stdout, stderr: stderr + `error: ${oneLine(e)}\n`, thrown: e };
+    }
+    return { code: -1, stdout, stderr, thrown: e };
+  }
+}
+
+/** The bootstrap token every fixture uses; its secret must never leak. */
+export const FIXTURE_TOKEN = "abcdef.s3cr3tt0k3nv4lu3";
+/** The secret half of {@link FIXTURE_TOKEN}. */
+export const FIXTURE_SECRET = "s3cr3tt0k3nv4lu3";
+/** The clock every fixture is made at. */
+export const FIXTURE_NOW = "2026-11-22T00:00:00Z";
+/** The API server every fixture names. */
+export const FIXTURE_SERVER = "https://10.0.0.1:6443";
+
+/** Paths and contents of a consistent set of inputs, made by joinkit itself. */
+export interface Fixtures {
+  dir: string;
+  /** Absolute paths. */
+  caCrt: string;
+  caKey: string;
+  secrets: string;
+  clusterInfo: string;
+  nodeKey: string;
+  nodeCsr: string;
+  csrObject: string;
+  nodeCrt: string;
+  kubeconfig: string;
+  /** The CA's `sha256:` pin. */
+  pin: string;
+  /** Contents by file name (relative to `dir`). */
+  text: Record<string, string>;
+}
+
+async function must(argv: string[]): Promise<string> {
+  const r = await runInProcess(argv);
+  if (r.code !== 0) {
+    throw new Error(`fixture ${argv.join(" ")} failed: ${r.stderr} ${String(r.thrown)}`);
+  }
+  return r.stdout;
+}
+
+/**
+ * Makes a consistent set of inputs in `dir` with joinkit's own commands (in
+ * process): an ECDSA CA, a token Secret, a signed cluster-info, a kubelet key,
+ * CSR (PEM and object) and its signed certificate, a bootstrap kubeconfig.
+ */
+export async function makeFixtures(dir: string): Promise<Fixtures> {
+  const p = (n: string) => path.join(dir, n);
+  const now = ["--now", FIXTURE_NOW];
+  await must(["ca", "create", "--out-dir", dir, "--key-type", "ecdsa-p256", ...now]);
+  fs.writeFileSync(p("secrets.yaml"), await must(["token", "create", FIXTURE_TOKEN, ...now]));
+  fs.writeFileSync(
+    p("cluster-info.yaml"),
+    await must([
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      p("ca.crt"),
+      "--token",
+      FIXTURE_TOKEN,
+      ...now,
+    ]),
+  );
+  const csrDir = p("node");
+  fs.writeFileSync(
+    p("csr.yaml"),
+    await must(["csr", "create", "--node", "worker-1", "--out-dir", csrDir, ...now]),
+  );
+  const produced = fs.readdirSync(csrDir);
+  const keyName = produced.find((f) => f.endsWith(".key"))!;
+  const csrName = produced.find((f) => f.endsWith(".csr"))!;
+  fs.copyFileSync(path.join(csrDir, keyName), p("node.key"));
+  fs.copyFileSync(path.join(csrDir, csrName), p("node.csr"));
+  fs.chmodSync(p("node.key"), 0o600);
+  fs.writeFileSync(
+    p("node.crt"),
+    await must([
+      "csr",
+      "sign",
+      p("node.csr"),
+      "--ca",
+      p("ca.crt"),
+      "--ca-key",
+      p("ca.key"),
+      ...now,
+    ]),
+  );
+  fs.writeFileSync(
+    p("kubeconfig"),
+    await must([
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      p("ca.crt"),
+      "--token",
+      FIXTURE_TOKEN,
+      ...now,
+    ]),
+  );
+  const pin = (await must(["ca", "hash", p("ca.crt")])).trim().split(/\s+/).pop()!;
+  const text: Record<string, string> = {};
+  for (
+    const f of [
+      "ca.crt",
+      "ca.key",
+      "secrets.yaml",
+      "cluster-info.yaml",
+      "node.key",
+      "node.csr",
+      "csr.yaml",
+      "node.crt",
+      "kubeconfig",
+    ]
+  ) {
+    text[f] = fs.readFileSync(p(f), "utf8");
+  }
+  return {
+    dir,
+    caCrt: p("ca.crt"),
+    caKey: p("ca.key"),
+    secrets: p("secrets.yaml"),
+    clusterInfo: p("cluster-info.yaml"),
+    nodeKey: p("node.key"),
+    nodeCsr: p("node.csr"),
+    csrObject: p("csr.yaml"),
+    nodeCrt: p("node.crt"),
+    kubeconfig: p("kubeconfig"),
+    pin,
+    text,
+  };
+}
+
+/**
+ * Strings that must never appear where a secret could leak: the token
+ * secret, and for each private key its private scalar (`d`, and for RSA the
+ * primes) as hex, base64url and base64 at all three byte alignments, plus the
+ * first base64 line of its PEM body (which holds the private part). Public
+ * key bytes are left out: certificates rightly contain them.
+ */
+export function secretNeedles(f: Fixtures): string[] {
+  return [FIXTURE_SECRET, ...keyNeedles(f.text["ca.key"]!), ...keyNeedles(f.text["node.key"]!)];
+}
+
+/** The needles of one private key PEM (see {@link secretNeedles}). */
+export function keyNeedles(pem: string): string[] {
+  const jwk = createPrivateKey(pem).export({ format: "jwk" }) as Record<string, string>;
+  const needles: string[] = [];
+  for (const part of ["d", "p", "q"]) {
+    const v = jwk[part];
+    if (!v) continue;
+    const bytes = Buffer.from(v, "base64url");
+    needles.push(v.slice(0, 24), bytes.toString("hex").slice(0, 32));
+    for (let k = 0; k < 3; k++) {
+      const b64 = bytes.subarray(k).toString("base64");
+      needles.push(b64.slice(4, 28));
+    }
+  }
+  const first = pem.split(/\r?\n/).find((l) => l && !l.startsWith("-----"));
+  if (first) needles.push(first);
+  return needles;
+}
+
+/** The first needle found in `text`, if any. */
+export function leak(text: string, needles: readonly string[]): string | undefined {
+  return needles.find((n) => text.includes(n));
 }

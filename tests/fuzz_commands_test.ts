@@ -1,0 +1,285 @@
+/**
+ * Whole-command fuzzing, in process (no spawn): each command reads a mutated
+ * input file or flag value and must end with exit 0–3, a JoinkitError for
+ * failures, never another exception, and never a token secret or private key
+ * on stderr (nor a private key on stdout). See tests/_fuzz.ts.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Buffer } from "node:buffer";
+import {
+  FIXTURE_NOW,
+  FIXTURE_SERVER,
+  FIXTURE_TOKEN,
+  type Fixtures,
+  fuzz,
+  JoinkitError,
+  leak,
+  makeFixtures,
+  runInProcess,
+  secretNeedles,
+} from "./_fuzz.ts";
+import { tempDir } from "./_cli.ts";
+
+const { dir, cleanup } = tempDir("joinkit-fuzzcmd-");
+const F: Fixtures = await makeFixtures(dir);
+const NEEDLES = secretNeedles(F);
+const KEY_NEEDLES = NEEDLES.slice(1);
+const IN = path.join(dir, "fuzz-input");
+const NOW = ["--now", FIXTURE_NOW];
+const te = new TextEncoder();
+
+globalThis.addEventListener("unload", cleanup);
+
+async function runCommand(argv: string[]): Promise<unknown> {
+  const r = await runInProcess(argv);
+  if (r.thrown !== undefined && !(r.thrown instanceof JoinkitError)) throw r.thrown;
+  const where = leak(r.stderr, NEEDLES);
+  if (where !== undefined) {
+    throw new Error(`secret on stderr (${where.slice(0, 8)}…): ${r.stderr.slice(0, 300)}`);
+  }
+  const out = leak(r.stdout, KEY_NEEDLES);
+  if (out !== undefined) throw new Error(`private key material on stdout`);
+  if (![0, 1, 2, 3].includes(r.code)) throw new Error(`exit code ${r.code}`);
+  if (r.thrown) throw r.thrown;
+  return r;
+}
+
+/** A target whose mutated input is the file at IN. */
+function fileTarget(name: string, samples: string[], argv: string[], iterations: number) {
+  return fuzz<Uint8Array>({
+    name,
+    samples: samples.map((
+      s,
+    ) => (s.startsWith("@") ? new Uint8Array(fs.readFileSync(s.slice(1))) : te.encode(s))),
+    iterations,
+    maxInput: 16_384,
+    // Messages may echo input; main.ts cuts every stderr line (oneLine/clipLine).
+    maxMessage: Infinity,
+    run: (bytes) => {
+      fs.writeFileSync(IN, bytes);
+      return runCommand(argv);
+    },
+  });
+}
+
+/** A target whose mutated input is one flag value. */
+function flagTarget(
+  name: string,
+  samples: string[],
+  argv: (v: string) => string[],
+  iterations: number,
+) {
+  return fuzz<string>({
+    name,
+    samples,
+    iterations,
+    maxInput: 4096,
+    maxMessage: Infinity,
+    // A NUL cannot reach argv; the rest of the mutations can.
+    run: (v) => runCommand(argv(v.replace(/\0/g, ""))),
+  });
+}
+
+const T = F.text;
+const emptyList = JSON.stringify({ kind: "List", apiVersion: "v1", items: [] });
+
+Deno.test("CLI token list / token check fuzz (in process): Secret manifests", async () => {
+  const json =
+    (await runInProcess(["token", "create", FIXTURE_TOKEN, "-o", "json", ...NOW])).stdout;
+  await fileTarget("token list", [T["secrets.yaml"]!, json, emptyList], [
+    "token",
+    "list",
+    IN,
+    ...NOW,
+  ], 250);
+  await fileTarget("token check", [T["secrets.yaml"]!, json], [
+    "token",
+    "check",
+    FIXTURE_TOKEN,
+    "--secrets",
+    IN,
+    ...NOW,
+  ], 200);
+});
+
+Deno.test("CLI ca hash / ca pin-check / cert inspect fuzz (in process): certificates", async () => {
+  const der = Buffer.from(
+    T["ca.crt"]!.split("\n").filter((l) => l && !l.startsWith("-")).join(""),
+    "base64",
+  );
+  fs.writeFileSync(path.join(dir, "ca.der"), der);
+  const samples = [
+    T["ca.crt"]!,
+    "@" + path.join(dir, "ca.der"),
+    T["kubeconfig"]!,
+    T["cluster-info.yaml"]!,
+  ];
+  await fileTarget("ca hash", samples, ["ca", "hash", IN], 250);
+  await fileTarget("ca pin-check", samples, ["ca", "pin-check", IN, "--ca-cert-hash", F.pin], 150);
+  await fileTarget("cert inspect", [T["ca.crt"]!, T["node.crt"]! + T["ca.crt"]!], [
+    "cert",
+    "inspect",
+    IN,
+    ...NOW,
+  ], 200);
+});
+
+Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in process): cluster-info", async () => {
+  const ci = [T["cluster-info.yaml"]!];
+  await fileTarget("cluster-info verify", ci, [
+    "cluster-info",
+    "verify",
+    IN,
+    "--token",
+    FIXTURE_TOKEN,
+    "--ca-cert-hash",
+    F.pin,
+  ], 250);
+  await fileTarget("cluster-info sign (cluster-info)", ci, [
+    "cluster-info",
+    "sign",
+    IN,
+    "--secrets",
+    F.secrets,
+    ...NOW,
+  ], 150);
+  await fileTarget("cluster-info sign (secrets)", [T["secrets.yaml"]!], [
+    "cluster-info",
+    "sign",
+    F.clusterInfo,
+    "--secrets",
+    IN,
+    ...NOW,
+  ], 150);
+  await fileTarget(
+    "kubeconfig bootstrap --cluster-info",
+    ci,
+    [
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      IN,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+    150,
+  );
+});
+
+Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA and keys", async () => {
+  await fileTarget(
+    "csr inspect",
+    [T["node.csr"]!, T["csr.yaml"]!],
+    ["csr", "inspect", IN, ...NOW],
+    250,
+  );
+  await fileTarget("csr sign (csr)", [T["node.csr"]!, T["csr.yaml"]!], [
+    "csr",
+    "sign",
+    IN,
+    "--ca",
+    F.caCrt,
+    "--ca-key",
+    F.caKey,
+    ...NOW,
+  ], 200);
+  await fileTarget("csr sign (ca key)", [T["ca.key"]!], [
+    "csr",
+    "sign",
+    F.nodeCsr,
+    "--ca",
+    F.caCrt,
+    "--ca-key",
+    IN,
+    ...NOW,
+  ], 200);
+  await fileTarget("csr sign (ca cert)", [T["ca.crt"]!], [
+    "csr",
+    "sign",
+    F.nodeCsr,
+    "--ca",
+    IN,
+    "--ca-key",
+    F.caKey,
+    ...NOW,
+  ], 150);
+  await fileTarget("cert verify (cert)", [T["node.crt"]!], [
+    "cert",
+    "verify",
+    IN,
+    "--ca",
+    F.caCrt,
+    "--key",
+    F.nodeKey,
+    "--node",
+    "worker-1",
+    ...NOW,
+  ], 200);
+  await fileTarget("cert verify (key)", [T["node.key"]!], [
+    "cert",
+    "verify",
+    F.nodeCrt,
+    "--ca",
+    F.caCrt,
+    "--key",
+    IN,
+    ...NOW,
+  ], 150);
+});
+
+Deno.test("CLI flag values fuzz (in process): --server, --ttl, --token, --duration, --now, pins", async () => {
+  await flagTarget(
+    "init --server",
+    [FIXTURE_SERVER, "https://[fd00::1]:6443", "https://cp.example.com:443"],
+    (v) => ["init", "--server", v, "--ca", F.caCrt, "--token", FIXTURE_TOKEN, ...NOW],
+    150,
+  );
+  await flagTarget(
+    "join-command --server/--certificate-key",
+    ["10.0.0.1:6443", "[fd00::1]:6443", "https://cp:6443"],
+    (v) => ["join-command", "--server", v, "--token", FIXTURE_TOKEN, "--ca", F.caCrt],
+    200,
+  );
+  await flagTarget(
+    "token create --ttl/--groups/--description",
+    ["24h", "0", "1h30m"],
+    (v) => ["token", "create", FIXTURE_TOKEN, "--ttl", v, "--description", v, ...NOW],
+    200,
+  );
+  await flagTarget(
+    "token create TOKEN",
+    [FIXTURE_TOKEN, "zzzzzz.zzzzzzzzzzzzzzzz"],
+    (v) => ["token", "create", v, "--groups", "system:bootstrappers:" + v.slice(0, 6), ...NOW],
+    200,
+  );
+  await flagTarget(
+    "csr sign --duration",
+    ["8760h", "10m", "1h"],
+    (
+      v,
+    ) => ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, "--duration", v, ...NOW],
+    100,
+  );
+  await flagTarget(
+    "cert verify --at / --now",
+    [FIXTURE_NOW, "2030-01-01T00:00:00+01:00"],
+    (v) => ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--at", v, "--now", v],
+    150,
+  );
+  await flagTarget(
+    "cluster-info verify --token",
+    [FIXTURE_TOKEN],
+    (v) => ["cluster-info", "verify", F.clusterInfo, "--token", v, "--ca-cert-hash", F.pin],
+    150,
+  );
+  await flagTarget(
+    "cluster-info verify --ca-cert-hash",
+    [F.pin, F.pin.toUpperCase()],
+    (v) => ["cluster-info", "verify", F.clusterInfo, "--token", FIXTURE_TOKEN, "--ca-cert-hash", v],
+    150,
+  );
+});
