@@ -1,0 +1,403 @@
+/**
+ * Secrets stay secret: every command runs (through the real CLI) with a
+ * known token secret and known private keys, and with broken variants of its
+ * inputs; neither the secret nor any encoding of a private key (PEM body,
+ * base64 or hex of the private scalar) may appear on stderr, in an error, or
+ * on stdout unless that output is the thing asked for (a token Secret, a
+ * bootstrap kubeconfig, a join command). `init` without `--out-dir` writes
+ * no file at all, so no private key lands anywhere.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import process from "node:process";
+import { Buffer } from "node:buffer";
+import { runCli, tempDir } from "./_cli.ts";
+import {
+  FIXTURE_NOW,
+  FIXTURE_SECRET,
+  FIXTURE_SERVER,
+  FIXTURE_TOKEN,
+  keyNeedles,
+  leak,
+  makeFixtures,
+} from "./_fuzz.ts";
+
+const NOW = ["--now", FIXTURE_NOW];
+const BATCH = Number(process.env.JOINKIT_TEST_BATCH ?? 4);
+const root = tempDir("joinkit-secrecy-");
+const F = await makeFixtures(root.dir);
+globalThis.addEventListener("unload", root.cleanup);
+
+const TOKEN_NEEDLES = [
+  FIXTURE_SECRET,
+  FIXTURE_SECRET.toUpperCase(),
+  Buffer.from(FIXTURE_SECRET).toString("base64").replace(/=+$/, ""),
+  Buffer.from(FIXTURE_SECRET).toString("hex"),
+];
+const KEY_NEEDLES = [...keyNeedles(F.text["ca.key"]!), ...keyNeedles(F.text["node.key"]!)];
+const ALL = [...TOKEN_NEEDLES, ...KEY_NEEDLES];
+
+const p = (n: string) => path.join(root.dir, n);
+const put = (n: string, data: string) => {
+  fs.writeFileSync(p(n), data);
+  return p(n);
+};
+// Broken variants that still carry the secrets.
+const badSecretLen = put(
+  "bad-len.yaml",
+  F.text["secrets.yaml"]!.replace(
+    /token-secret: .*/,
+    `token-secret: ${Buffer.from(FIXTURE_SECRET + "x").toString("base64")}`,
+  ),
+);
+const badSecretCase = put(
+  "bad-case.yaml",
+  `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-token-abcdef\n  namespace: kube-system\ntype: bootstrap.kubernetes.io/token\nstringData:\n  token-id: abcdef\n  token-secret: ${FIXTURE_SECRET.toUpperCase()}\n  usage-bootstrap-authentication: "true"\n`,
+);
+const brokenYaml = put(
+  "broken.yaml",
+  F.text["secrets.yaml"]!.replace("kind: Secret", "kind: [Secret"),
+);
+const flippedKey = put(
+  "flipped.key",
+  F.text["ca.key"]!.replace(/\n(.)/, (_m, c: string) => "\n" + (c === "A" ? "B" : "A")),
+);
+const keyAsCert = put(
+  "key-as-cert.crt",
+  F.text["ca.key"]!.replace(/EC PRIVATE KEY/g, "CERTIFICATE"),
+);
+const truncatedKey = put("truncated.key", F.text["ca.key"]!.slice(0, 150));
+const keyWithGarbage = put(
+  "garbage.key",
+  F.text["ca.key"]! + "\u0000\u00ff garbage " + F.text["ca.key"]!.slice(40, 120),
+);
+const clusterInfoTampered = put(
+  "ci-tampered.yaml",
+  F.text["cluster-info.yaml"]!.replace("10.0.0.1", "10.9.9.9"),
+);
+
+interface Run {
+  args: string[];
+  /** Whether stdout may contain the token secret (it is what was asked for). */
+  tokenOut?: boolean;
+  stdin?: string;
+}
+
+const RUNS: Run[] = [
+  { args: ["token", "create", FIXTURE_TOKEN, ...NOW], tokenOut: true },
+  {
+    args: ["token", "create", FIXTURE_TOKEN, "--string-data", "-o", "json", ...NOW],
+    tokenOut: true,
+  },
+  { args: ["token", "create", FIXTURE_TOKEN, "--groups", "bad-group", ...NOW] },
+  { args: ["token", "create", FIXTURE_TOKEN.toUpperCase(), ...NOW] },
+  { args: ["token", "create", FIXTURE_TOKEN + "x", ...NOW] },
+  { args: ["token", "list", F.secrets, ...NOW], tokenOut: true },
+  { args: ["token", "list", badSecretLen, ...NOW] },
+  { args: ["token", "list", badSecretCase, ...NOW] },
+  { args: ["token", "list", brokenYaml, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", F.secrets, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", F.secrets, "-o", "json", ...NOW] },
+  { args: ["token", "check", "-", "--secrets", F.secrets, ...NOW], stdin: FIXTURE_TOKEN + "\n" },
+  { args: ["token", "check", "abcdef.s3cr3tt0k3nv4lu4", "--secrets", F.secrets, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN.toUpperCase(), "--secrets", F.secrets, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", badSecretLen, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", brokenYaml, ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", badSecretCase, "-o", "yaml", ...NOW] },
+  { args: ["ca", "hash", F.caKey] },
+  { args: ["ca", "hash", keyAsCert] },
+  { args: ["ca", "hash", F.caCrt, F.caKey] },
+  { args: ["ca", "pin-check", F.caKey, "--ca-cert-hash", F.pin] },
+  {
+    args: [
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+      ...NOW,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--secrets",
+      F.secrets,
+      "-o",
+      "json",
+      ...NOW,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caKey,
+      "--token",
+      FIXTURE_TOKEN,
+      ...NOW,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN.toUpperCase(),
+    ],
+  },
+  { args: ["cluster-info", "sign", F.clusterInfo, "--secrets", F.secrets, ...NOW] },
+  { args: ["cluster-info", "sign", F.clusterInfo, "--secrets", badSecretLen, ...NOW] },
+  {
+    args: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+    tokenOut: true,
+  },
+  {
+    args: [
+      "cluster-info",
+      "verify",
+      clusterInfoTampered,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      "abcdef.s3cr3tt0k3nv4lu4",
+      "--ca-cert-hash",
+      F.pin,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN + "x",
+      "--ca-cert-hash",
+      F.pin,
+    ],
+  },
+  {
+    args: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    tokenOut: true,
+  },
+  {
+    args: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caKey,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+  },
+  {
+    args: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_SECRET,
+    ],
+  },
+  {
+    args: [
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      clusterInfoTampered,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+  },
+  {
+    args: ["join-command", "--server", "10.0.0.1:6443", "--token", FIXTURE_TOKEN, "--ca", F.caCrt],
+    tokenOut: true,
+  },
+  {
+    args: [
+      "join-command",
+      "--server",
+      "10.0.0.1:6443",
+      "--token",
+      FIXTURE_TOKEN + "x",
+      "--ca",
+      F.caCrt,
+    ],
+  },
+  {
+    args: ["join-command", "--server", "10.0.0.1:6443", "--token", FIXTURE_TOKEN, "--ca", F.caKey],
+  },
+  {
+    args: ["init", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--token", FIXTURE_TOKEN, ...NOW],
+    tokenOut: true,
+  },
+  {
+    args: [
+      "init",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN.toUpperCase(),
+      ...NOW,
+    ],
+  },
+  { args: ["init", "--server", FIXTURE_SERVER, "--ca", F.caKey, "--token", FIXTURE_TOKEN, ...NOW] },
+  { args: ["csr", "inspect", F.csrObject, F.nodeCsr] },
+  { args: ["csr", "inspect", F.nodeKey] },
+  { args: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, ...NOW] },
+  {
+    args: [
+      "csr",
+      "sign",
+      F.csrObject,
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--approve",
+      "-o",
+      "json",
+      ...NOW,
+    ],
+  },
+  { args: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", flippedKey, ...NOW] },
+  { args: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", truncatedKey, ...NOW] },
+  { args: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", keyWithGarbage, ...NOW] },
+  { args: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.nodeKey, ...NOW] },
+  { args: ["csr", "sign", F.nodeKey, "--ca", F.caCrt, "--ca-key", F.caKey, ...NOW] },
+  {
+    args: [
+      "cert",
+      "verify",
+      F.nodeCrt,
+      "--ca",
+      F.caCrt,
+      "--key",
+      F.nodeKey,
+      "--node",
+      "worker-1",
+      ...NOW,
+    ],
+  },
+  { args: ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--key", F.caKey, ...NOW] },
+  { args: ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--key", flippedKey, ...NOW] },
+  { args: ["cert", "verify", F.nodeKey, "--ca", F.caCrt, ...NOW] },
+  { args: ["cert", "inspect", F.nodeCrt, F.caCrt, ...NOW] },
+  { args: ["cert", "inspect", F.caKey, ...NOW] },
+  { args: ["cert", "inspect", root.dir, "-o", "json", ...NOW] },
+];
+
+Deno.test(`CLI secrecy: ${RUNS.length} runs never show the token secret or a private key where not asked`, async () => {
+  const failures: string[] = [];
+  for (let i = 0; i < RUNS.length; i += BATCH) {
+    await Promise.all(
+      RUNS.slice(i, i + BATCH).map(async (run) => {
+        const r = await runCli(run.args, run.stdin !== undefined ? { stdin: run.stdin } : {});
+        const label = run.args.map((a) => a.replace(root.dir + "/", "")).join(" ");
+        const e = leak(r.stderr, ALL);
+        if (e) failures.push(`${label}: stderr shows ${e.slice(0, 6)}…: ${r.stderr.slice(0, 200)}`);
+        const o = leak(r.stdout, run.tokenOut ? KEY_NEEDLES : ALL);
+        if (o) failures.push(`${label}: stdout shows ${o.slice(0, 6)}… (exit ${r.code})`);
+        if (/PRIVATE KEY/.test(r.stdout)) failures.push(`${label}: a private key on stdout`);
+      }),
+    );
+  }
+  assert.deepEqual(failures, []);
+});
+
+Deno.test("CLI init without --out-dir writes no file (no private key anywhere) and withholds the secret on stderr", async () => {
+  const { dir, cleanup } = tempDir("joinkit-init-");
+  try {
+    const home = path.join(dir, "home");
+    fs.mkdirSync(home);
+    const tmp = path.join(dir, "tmp");
+    fs.mkdirSync(tmp);
+    const r = await runCli([
+      "init",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+      ...NOW,
+    ], {
+      cwd: dir,
+      env: { HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: home },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    // Only the runtime's own cache (deno run's DENO_DIR under HOME) may appear.
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const f = path.join(d, e.name);
+        if (e.isDirectory()) walk(f);
+        else files.push(f);
+      }
+    };
+    walk(dir);
+    const ours = files.filter((f) => !f.startsWith(path.join(home, ".cache", "deno") + "/"));
+    assert.deepEqual(ours, [], "init without --out-dir wrote files");
+    for (const f of files) {
+      const text = fs.readFileSync(f, "latin1");
+      assert.ok(!/PRIVATE KEY/.test(text) && !leak(text, ALL), `${f} holds a secret`);
+    }
+    assert.doesNotMatch(r.stdout, /PRIVATE KEY/);
+    assert.equal(leak(r.stderr, ALL), undefined);
+    assert.match(r.stderr, /abcdef\.<value withheld>/);
+  } finally {
+    cleanup();
+  }
+});
