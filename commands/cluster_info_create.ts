@@ -12,11 +12,10 @@ import {
   type SigningToken,
 } from "../lib/bootstrap_signer.ts";
 import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
-import { UsageError } from "../lib/errors.ts";
 import { caBundle, clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
 import { parseManifests, renderObjects } from "../lib/manifest.ts";
 import { parseServerUrl } from "../lib/server_url.ts";
-import { TOKEN_PATTERN } from "../lib/token.ts";
+import { parseToken } from "../lib/token.ts";
 import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList, requireString } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";
@@ -25,13 +24,8 @@ import { readInput, readInputs } from "./_io.ts";
 export function signingTokensFromFlags(ctx: Context): SigningToken[] {
   const tokens: SigningToken[] = [];
   for (const t of flagList(ctx.flags, "token")) {
-    const m = TOKEN_PATTERN.exec(t);
-    if (!m) {
-      throw new UsageError(
-        `invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
-      );
-    }
-    if (!tokens.some((x) => x.id === m[1])) tokens.push({ id: m[1]!, secret: m[2]! });
+    const token = parseToken(t);
+    if (!tokens.some((x) => x.id === token.id)) tokens.push(token);
   }
   const secrets = readInputs(flagList(ctx.flags, "secrets")).flatMap((input) =>
     secretsIn(parseManifests(input.text, input.name), input.name)

@@ -6,11 +6,10 @@
  */
 
 import { certificatesFromPem } from "../lib/certsource.ts";
-import { UsageError } from "../lib/errors.ts";
 import { joinCommand } from "../lib/join_command.ts";
 import { caCertHash } from "../lib/pin.ts";
 import { parseHostPort } from "../lib/server_url.ts";
-import { TOKEN_PATTERN } from "../lib/token.ts";
+import { parseToken } from "../lib/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";
 import { readInput } from "./_io.ts";
@@ -56,11 +55,7 @@ Examples:
     );
     const server = parseHostPort(serverText, "--server");
     const token = requireString(ctx.flags, "token");
-    if (!TOKEN_PATTERN.test(token)) {
-      throw new UsageError(
-        "invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)",
-      );
-    }
+    parseToken(token);
     const ca = readInput(requireString(ctx.flags, "ca"));
     const hashes = certificatesFromPem(ca.text, ca.name).map(caCertHash);
     const key = flagString(ctx.flags, "certificate-key");

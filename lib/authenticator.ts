@@ -6,12 +6,11 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
-import { timingSafeEqual } from "node:crypto";
 import { getExpiration, getGroups } from "./bootstrap_token.ts";
 import { type DecodedSecret, getData } from "./secret.ts";
 import {
   BOOTSTRAP_USER_PREFIX,
+  constantTimeEqual,
   KEYS,
   SECRET_PREFIX,
   SECRET_TYPE,
@@ -41,22 +40,6 @@ export interface AuthFailure {
 
 /** The authenticator's verdict. */
 export type AuthResult = AuthSuccess | AuthFailure;
-
-/**
- * Compares two strings in constant time for equal lengths (unequal lengths
- * are unequal at once, as Go's `subtle.ConstantTimeCompare`).
- *
- * @example
- * ```ts
- * constantTimeEqual("abc", "abc"); // true
- * ```
- */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, "utf8");
-  const y = Buffer.from(b, "utf8");
-  if (x.length !== y.length) return false;
-  return timingSafeEqual(x, y);
-}
 
 /**
  * The Secret the API server's lister would return for `name` in kube-system:

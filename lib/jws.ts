@@ -7,8 +7,9 @@
  * @module
  */
 
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { Buffer } from "node:buffer";
+import { constantTimeEqual } from "./token.ts";
 
 /** Base64url without padding (RFC 7515 section 2). */
 export function base64Url(data: Uint8Array | string): string {
@@ -60,10 +61,6 @@ export function detachedTokenIsValid(
   tokenId: string,
   tokenSecret: string,
 ): boolean {
-  const want = Buffer.from(computeDetachedSignature(content, tokenId, tokenSecret), "utf8");
-  const got = Buffer.from(detached, "utf8");
-  // Lengths of well-formed signatures are public (fixed by the token ID); only equal-length
-  // inputs reach the constant-time comparison.
-  if (got.length !== want.length) return false;
-  return timingSafeEqual(got, want);
+  // Lengths of well-formed signatures are public (fixed by the token ID).
+  return constantTimeEqual(detached, computeDetachedSignature(content, tokenId, tokenSecret));
 }

@@ -5,7 +5,9 @@
  * @module
  */
 
-import { InputError } from "./errors.ts";
+import { Buffer } from "node:buffer";
+import { timingSafeEqual } from "node:crypto";
+import { InputError, UsageError } from "./errors.ts";
 import { cryptoRandom, type RandomBytes, randomString } from "./random.ts";
 
 /** The 36 characters a token is made of. */
@@ -38,24 +40,48 @@ export function generateToken(random: RandomBytes = cryptoRandom): string {
   return `${randomString(6, TOKEN_CHARS, random)}.${randomString(16, TOKEN_CHARS, random)}`;
 }
 
+/** `id.secret` split when `text` matches {@link TOKEN_PATTERN}, else `undefined`. */
+function splitToken(text: string): Token | undefined {
+  const m = TOKEN_PATTERN.exec(text);
+  return m ? { id: m[1]!, secret: m[2]! } : undefined;
+}
+
 /**
- * Splits a token into ID and secret, with kubeadm's error text
- * (`util/tokens.ParseToken`) when it is malformed.
+ * Splits a token given in a command-line flag into ID and secret. A malformed
+ * one is a usage error naming the flag and the expected shape, never the
+ * value (it may hold a secret).
  *
  * @example
  * ```ts
  * parseToken("abcdef.0123456789abcdef").id; // "abcdef"
+ * parseToken("nope"); // throws UsageError "invalid --token: must match …"
  * ```
  */
-export function parseToken(text: string): Token {
-  const m = TOKEN_PATTERN.exec(text);
-  if (!m) {
-    // kubeadm prints the offending value; ours may be a secret, so only its shape is named.
-    throw new InputError(
-      `token was not of form "\\\\A([a-z0-9]{6})\\\\.([a-z0-9]{16})\\\\z"`,
+export function parseToken(text: string, flag = "--token"): Token {
+  const token = splitToken(text);
+  if (!token) {
+    throw new UsageError(
+      `invalid ${flag}: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
     );
   }
-  return { id: m[1]!, secret: m[2]! };
+  return token;
+}
+
+/**
+ * Compares two strings in constant time for equal lengths (unequal lengths
+ * are unequal at once, as Go's `subtle.ConstantTimeCompare`): for token
+ * secrets and signatures.
+ *
+ * @example
+ * ```ts
+ * constantTimeEqual("abc", "abc"); // true
+ * ```
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  if (x.length !== y.length) return false;
+  return timingSafeEqual(x, y);
 }
 
 /** `BootstrapTokenSecretPrefix`: a token's Secret is named `bootstrap-token-<id>`. */
@@ -136,15 +162,7 @@ export function goQuote(text: string): string {
  * ```
  */
 export function isValidBootstrapToken(text: string): boolean {
-  const parts = text.split(".");
-  if (parts.length !== 2) return false;
-  const [id, secret] = parts as [string, string];
-  if (!TOKEN_ID_PATTERN.test(id) || secret.length !== 16) return false;
-  for (let i = 0; i < 16; i++) {
-    const c = secret.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a))) return false;
-  }
-  return true;
+  return TOKEN_PATTERN.test(text);
 }
 
 /**
@@ -169,13 +187,13 @@ export function isValidBootstrapTokenID(id: string): boolean {
  * ```
  */
 export function newBootstrapTokenString(text: string): Token {
-  const m = TOKEN_PATTERN.exec(text);
-  if (!m) {
+  const token = splitToken(text);
+  if (!token) {
     throw new InputError(
       `the bootstrap token was not of the form ${goQuote(TOKEN_PATTERN_TEXT)}`,
     );
   }
-  return { id: m[1]!, secret: m[2]! };
+  return token;
 }
 
 /**

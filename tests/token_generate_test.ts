@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { generateToken, parseToken, TOKEN_PATTERN } from "../lib/token.ts";
 import { randomString } from "../lib/random.ts";
+import { UsageError } from "../lib/errors.ts";
 import { runCli } from "./_cli.ts";
 
 Deno.test("generateToken() matches the bootstrap token pattern", () => {
@@ -40,7 +41,12 @@ Deno.test("parseToken() splits valid tokens and rejects malformed ones", () => {
       "",
     ]
   ) {
-    assert.throws(() => parseToken(bad), /token was not of form/);
+    assert.throws(
+      () => parseToken(bad),
+      (e: Error) =>
+        e instanceof UsageError &&
+        e.message === "invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)",
+    );
   }
 });
 
