@@ -1,36 +1,40 @@
 /**
- * Reading X.509 certificates without an ASN.1 library: every field
- * `cert inspect` and `cert verify` show (subject, issuer, serial, validity,
- * SANs, key usage, EKUs, basic constraints, key identifiers, key type), plus
- * a JSON-ready summary and a compact time-left formatter.
+ * Reading X.509 certificates with `@peculiar/x509`'s ASN.1 schema
+ * (`@peculiar/asn1-x509`): every field `cert inspect` and `cert verify` show
+ * (subject, issuer, serial, validity, SANs, key usage, EKUs, basic
+ * constraints, key identifiers, key type), plus a JSON-ready summary and a
+ * compact time-left formatter.
  *
  * @module
  */
 
-import { certificateParts, children, DerError, tlvBytes, tlvContent } from "./der.ts";
-import { colonHex, readTime } from "./der_build.ts";
+import { AsnConvert } from "@peculiar/asn1-schema";
+import { Certificate } from "@peculiar/asn1-x509";
+import { readTlv } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { spkiHash } from "./pin.ts";
 import {
-  describeSpki,
+  colonHex,
+  describeAsnSpki,
   emptySans,
   EXT,
   type Extension,
+  extensionList,
   formatKey,
   formatName,
   type KeyInfo,
   type Name,
+  nameFromX509,
+  parseAsn,
   parseAuthorityKeyId,
   parseBasicConstraints,
-  parseExtensions,
   parseExtKeyUsage,
   parseKeyUsage,
-  parseName,
   parseSans,
   parseSubjectKeyId,
   type Sans,
 } from "./pkix.ts";
-import { algorithmOid, sigAlgName } from "./sigalg.ts";
+import { readSigAlg, type SigAlg, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "./time.ts";
 
@@ -40,8 +44,8 @@ export interface Cert {
   /** DER TBSCertificate (what the signature covers). */
   tbs: Uint8Array;
   sigOid: string;
-  /** The DER AlgorithmIdentifier of the signature (parameters included). */
-  sigAlgId: Uint8Array;
+  /** The signature algorithm (OID and WebCrypto parameters). */
+  sigAlg: SigAlg;
   signature: Uint8Array;
   version: number;
   /** Serial number magnitude bytes (as encoded, sign byte included). */
@@ -64,69 +68,60 @@ export interface Cert {
   sans: Sans;
 }
 
+const bytes = (b: ArrayBuffer) => new Uint8Array(b);
+
 /**
  * Parses a DER certificate. Errors are `InputError`s without the input name.
  */
 export function parseCertificate(der: Uint8Array): Cert {
-  const parts = certificateParts(der);
-  const top = children(der, {
-    tag: 0x30,
-    start: 0,
-    contentStart: parts.tbs.start,
-    end: der.length,
-  });
-  const sigAlg = top[1]!;
-  const sig = top[2]!;
-  const fields = children(der, parts.tbs);
-  let version = 1;
-  let i = 0;
-  if (fields[0]?.tag === 0xa0) {
-    const v = children(der, fields[0])[0];
-    if (!v || v.tag !== 0x02) throw new DerError("malformed certificate version");
-    version = (tlvContent(der, v)[0] ?? 0) + 1;
-    i = 1;
+  try {
+    if (readTlv(der, 0).end !== der.length) throw new InputError("trailing data");
+    const c = parseAsn(der, Certificate, "certificate");
+    const t = c.tbsCertificate;
+    const time = (v: { utcTime?: Date; generalTime?: Date }) => {
+      const d = v.utcTime ?? v.generalTime;
+      if (!d || isNaN(d.getTime())) throw new InputError("malformed certificate validity");
+      return d;
+    };
+    const extensions = extensionList(t.extensions);
+    const get = (oid: string) => extensions.find((e) => e.oid === oid)?.value;
+    const ku = get(EXT.keyUsage);
+    const eku = get(EXT.extKeyUsage);
+    const bc = get(EXT.basicConstraints);
+    const ski = get(EXT.subjectKeyId);
+    const aki = get(EXT.authorityKeyId);
+    const san = get(EXT.subjectAltName);
+    const sigAlg = readSigAlg(c.signatureAlgorithm);
+    return {
+      der,
+      tbs: bytes(c.tbsCertificateRaw ?? AsnConvert.serialize(t)),
+      sigOid: sigAlg.oid,
+      sigAlg,
+      signature: bytes(c.signatureValue),
+      version: t.version + 1,
+      serial: bytes(t.serialNumber),
+      issuer: nameFromX509(t.issuer),
+      issuerDer: bytes(AsnConvert.serialize(t.issuer)),
+      subject: nameFromX509(t.subject),
+      subjectDer: bytes(AsnConvert.serialize(t.subject)),
+      notBefore: time(t.validity.notBefore),
+      notAfter: time(t.validity.notAfter),
+      key: describeAsnSpki(
+        t.subjectPublicKeyInfo,
+        bytes(AsnConvert.serialize(t.subjectPublicKeyInfo)),
+      ),
+      extensions,
+      keyUsage: ku ? parseKeyUsage(ku) : undefined,
+      extKeyUsage: eku ? parseExtKeyUsage(eku) : undefined,
+      basicConstraints: bc ? parseBasicConstraints(bc) : undefined,
+      subjectKeyId: ski ? parseSubjectKeyId(ski) : undefined,
+      authorityKeyId: aki ? parseAuthorityKeyId(aki) : undefined,
+      sans: san ? parseSans(san) : emptySans(),
+    };
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError("malformed certificate");
   }
-  const validity = fields[i + 3]!;
-  const [nb, na] = children(der, validity);
-  if (!nb || !na) throw new DerError("malformed certificate validity");
-  let extensions: Extension[] = [];
-  for (const f of fields.slice(i + 6)) {
-    if (f.tag === 0xa3) {
-      const list = children(der, f)[0];
-      if (!list || list.tag !== 0x30) throw new DerError("malformed certificate extensions");
-      extensions = parseExtensions(der, list);
-    }
-  }
-  const get = (oid: string) => extensions.find((e) => e.oid === oid)?.value;
-  const ku = get(EXT.keyUsage);
-  const eku = get(EXT.extKeyUsage);
-  const bc = get(EXT.basicConstraints);
-  const ski = get(EXT.subjectKeyId);
-  const aki = get(EXT.authorityKeyId);
-  const san = get(EXT.subjectAltName);
-  return {
-    der,
-    tbs: tlvBytes(der, parts.tbs),
-    sigOid: algorithmOid(tlvBytes(der, sigAlg)),
-    sigAlgId: tlvBytes(der, sigAlg),
-    signature: tlvContent(der, sig).subarray(1),
-    version,
-    serial: tlvContent(der, parts.serial),
-    issuer: parseName(der, parts.issuer),
-    issuerDer: tlvBytes(der, parts.issuer),
-    subject: parseName(der, parts.subject),
-    subjectDer: tlvBytes(der, parts.subject),
-    notBefore: readTime(nb.tag, tlvContent(der, nb)),
-    notAfter: readTime(na.tag, tlvContent(der, na)),
-    key: describeSpki(tlvBytes(der, parts.spki)),
-    extensions,
-    keyUsage: ku ? parseKeyUsage(ku) : undefined,
-    extKeyUsage: eku ? parseExtKeyUsage(eku) : undefined,
-    basicConstraints: bc ? parseBasicConstraints(bc) : undefined,
-    subjectKeyId: ski ? parseSubjectKeyId(ski) : undefined,
-    authorityKeyId: aki ? parseAuthorityKeyId(aki) : undefined,
-    sans: san ? parseSans(san) : emptySans(),
-  };
 }
 
 /** Parses a DER certificate, prefixing errors with `source`. */
@@ -199,7 +194,7 @@ export function summarize(c: Cert, now: Date): Record<string, unknown> {
     keyType: c.key.type,
     keyBits: c.key.bits,
     isCA: isCa(c),
-    signatureAlgorithm: sigAlgName(c.sigOid, c.sigAlgId),
+    signatureAlgorithm: sigAlgName(c.sigAlg),
     subjectKeyId: c.subjectKeyId ? colonHex(c.subjectKeyId) : "",
     authorityKeyId: c.authorityKeyId ? colonHex(c.authorityKeyId) : "",
     spkiPin: spkiHash(c.key.spki),

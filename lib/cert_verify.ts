@@ -121,13 +121,7 @@ export async function verifyCertificate(
     if (candidates.length) {
       // Several CAs may share a subject (CA rotation): any one that verifies will do.
       for (const ca of candidates) {
-        const bad = await checkSignature(
-          cur.sigOid,
-          cur.tbs,
-          cur.signature,
-          ca.cert.key.spki,
-          cur.sigAlgId,
-        );
+        const bad = await checkSignature(cur, ca.cert.key);
         if (bad) {
           chainDetail ||= `signature by ${
             formatName(ca.cert.subject)
@@ -160,13 +154,7 @@ export async function verifyCertificate(
       break;
     }
     const inter = pool.splice(next, 1)[0]!;
-    const bad = await checkSignature(
-      cur.sigOid,
-      cur.tbs,
-      cur.signature,
-      inter.key.spki,
-      cur.sigAlgId,
-    );
+    const bad = await checkSignature(cur, inter.key);
     if (bad || !isCa(inter)) {
       chainDetail = bad
         ? `signature by intermediate ${formatName(inter.subject)} does not verify: ${bad}`

@@ -1,35 +1,40 @@
 /**
  * PKCS#10 certificate signing requests: parsing (as Go's
  * `x509.ParseCertificateRequest` reads them), signature checking, creation
- * (as client-go's `cert.MakeCSR`), and the kubelet's deterministic bootstrap
- * CSR object name (`digestedName`).
+ * (as client-go's `cert.MakeCSR`, with `@peculiar/x509`'s
+ * `Pkcs10CertificateRequestGenerator`), and the kubelet's deterministic
+ * bootstrap CSR object name (`digestedName`).
  *
  * @module
  */
 
+import { CertificationRequest } from "@peculiar/asn1-csr";
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { children, DerError, readTlv, tlvBytes, tlvContent } from "./der.ts";
-import { oid, readOid, seq, setOf, smallInt, tlv } from "./der_build.ts";
+import { readTlv } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import {
-  describeSpki,
+  describeAsnSpki,
+  emptyName,
   emptySans,
-  encodeExtension,
-  encodeName,
-  encodeSans,
   EXT,
   type Extension,
+  extensionList,
+  goName,
   type KeyInfo,
   type Name,
-  parseExtensions,
-  parseName,
+  nameFromX509,
+  parseAsn,
   parseSans,
+  sanExtension,
   type Sans,
   sansEmpty,
 } from "./pkix.ts";
-import { algorithmOid, checkSignature, makeSigner, signStructure } from "./sigalg.ts";
+import { checkSignature, readSigAlg, type SigAlg, signingAlgorithm } from "./sigalg.ts";
+import { x509 } from "./x509.ts";
 
 const OID_EXTENSION_REQUEST = "1.2.840.113549.1.9.14";
 
@@ -41,8 +46,8 @@ export interface Csr {
   tbs: Uint8Array;
   /** Signature algorithm OID. */
   sigOid: string;
-  /** The DER AlgorithmIdentifier of the signature (parameters included). */
-  sigAlgId: Uint8Array;
+  /** The signature algorithm (OID and WebCrypto parameters). */
+  sigAlg: SigAlg;
   /** Signature value. */
   signature: Uint8Array;
   /** Subject, as Go's pkix.Name. */
@@ -64,55 +69,37 @@ export const NOT_A_CSR = "PEM block type must be CERTIFICATE REQUEST";
  */
 export function parseCsrDer(der: Uint8Array): Csr {
   try {
-    const top = readTlv(der, 0);
-    if (top.tag !== 0x30 || top.end !== der.length) {
-      throw new DerError("malformed certificate request");
-    }
-    const [info, sigAlg, sig] = children(der, top);
-    if (!info || !sigAlg || !sig || info.tag !== 0x30 || sigAlg.tag !== 0x30 || sig.tag !== 0x03) {
-      throw new DerError("malformed certificate request");
-    }
-    const f = children(der, info);
-    const [version, subject, spki, attrs] = f;
-    if (
-      !version || version.tag !== 0x02 || !subject || subject.tag !== 0x30 || !spki ||
-      spki.tag !== 0x30
-    ) {
-      throw new DerError("malformed certificate request info");
-    }
-    const v = tlvContent(der, version);
-    if (v.length !== 1 || v[0] !== 0) throw new DerError("unsupported certificate request version");
+    if (readTlv(der, 0).end !== der.length) throw new InputError("trailing data");
+    const req = parseAsn(der, CertificationRequest, "certificate request");
+    const info = req.certificationRequestInfo;
+    if (info.version !== 0) throw new InputError("unsupported certificate request version");
     const extensions: Extension[] = [];
-    if (attrs) {
-      if (attrs.tag !== 0xa0) throw new DerError("malformed certificate request attributes");
-      for (const attr of children(der, attrs)) {
-        const [type, values] = children(der, attr);
-        if (!type || type.tag !== 0x06 || !values || values.tag !== 0x31) {
-          throw new DerError("malformed certificate request attribute");
-        }
-        if (readOid(tlvContent(der, type)) !== OID_EXTENSION_REQUEST) continue;
-        for (const list of children(der, values)) {
-          if (list.tag !== 0x30) throw new DerError("malformed extension request");
-          extensions.push(...parseExtensions(der, list));
-        }
+    for (const attr of info.attributes ?? []) {
+      if (attr.type !== OID_EXTENSION_REQUEST) continue;
+      for (const v of attr.values) {
+        const list = parseAsn(new Uint8Array(v), asn1X509.Extensions, "extension request");
+        extensions.push(...extensionList(list));
       }
     }
     const sanExt = extensions.find((e) => e.oid === EXT.subjectAltName);
-    const sigBits = tlvContent(der, sig);
+    const sigAlg = readSigAlg(req.signatureAlgorithm);
     return {
       der,
-      tbs: tlvBytes(der, info),
-      sigOid: algorithmOid(tlvBytes(der, sigAlg)),
-      sigAlgId: tlvBytes(der, sigAlg),
-      signature: sigBits.subarray(1),
-      subject: parseName(der, subject),
-      key: describeSpki(tlvBytes(der, spki)),
+      tbs: new Uint8Array(req.certificationRequestInfoRaw ?? AsnConvert.serialize(info)),
+      sigOid: sigAlg.oid,
+      sigAlg,
+      signature: new Uint8Array(req.signature),
+      subject: nameFromX509(info.subject),
+      key: describeAsnSpki(
+        info.subjectPKInfo,
+        new Uint8Array(AsnConvert.serialize(info.subjectPKInfo)),
+      ),
       sans: sanExt ? parseSans(sanExt.value) : emptySans(),
       extensions,
     };
   } catch (e) {
     if (e instanceof InputError) throw new InputError(`x509: ${e.message}`);
-    throw e;
+    throw new InputError(`x509: malformed certificate request`);
   }
 }
 
@@ -142,7 +129,7 @@ export function parseCsrPem(text: string | Uint8Array, source: string): Csr {
  * the reason (Go `CheckSignature` style).
  */
 export function checkCsrSignature(csr: Csr): Promise<string | undefined> {
-  return checkSignature(csr.sigOid, csr.tbs, csr.signature, csr.key.spki, csr.sigAlgId);
+  return checkSignature(csr, csr.key);
 }
 
 /** What a new CSR carries. */
@@ -151,6 +138,19 @@ export interface CsrTemplate {
   organization: string[];
   dns?: string[];
   ips?: string[];
+}
+
+/** Imports the public half of a key pair for the request generator. */
+function publicCryptoKey(privateKey: CryptoKey, spki: Uint8Array): Promise<CryptoKey> {
+  const a = privateKey.algorithm as Algorithm & { namedCurve?: string; hash?: Algorithm };
+  const params = a.name === "ECDSA"
+    ? { name: a.name, namedCurve: a.namedCurve! }
+    : a.name === "RSASSA-PKCS1-v1_5"
+    ? { name: a.name, hash: a.hash! }
+    : { name: a.name };
+  return globalThis.crypto.subtle.importKey("spki", spki as BufferSource, params, true, [
+    "verify",
+  ]);
 }
 
 /**
@@ -164,25 +164,19 @@ export async function createCsr(
   spki: Uint8Array,
   t: CsrTemplate,
 ): Promise<Uint8Array> {
-  const name = encodeName({
-    country: [],
-    province: [],
-    locality: [],
-    streetAddress: [],
-    postalCode: [],
+  const name = goName({
+    ...emptyName(),
     organization: t.organization,
-    organizationalUnit: [],
     commonName: t.commonName,
-    serialNumber: "",
   });
   const sans: Sans = { ...emptySans(), dns: t.dns ?? [], ips: t.ips ?? [] };
-  let attrs = tlv(0xa0);
-  if (!sansEmpty(sans)) {
-    const ext = encodeExtension(EXT.subjectAltName, false, encodeSans(sans));
-    attrs = tlv(0xa0, seq(oid(OID_EXTENSION_REQUEST), setOf(seq(ext))));
-  }
-  const info = seq(smallInt(0), name, spki, attrs);
-  return await signStructure(makeSigner(privateKey), info);
+  const req = await x509.Pkcs10CertificateRequestGenerator.create({
+    name,
+    keys: { privateKey, publicKey: await publicCryptoKey(privateKey, spki) },
+    signingAlgorithm: signingAlgorithm(privateKey),
+    extensions: sansEmpty(sans) ? [] : [sanExtension(sans, false)],
+  });
+  return new Uint8Array(req.rawData);
 }
 
 /** PEM of a DER CSR. */

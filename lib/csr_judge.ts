@@ -93,7 +93,7 @@ export async function judgeCsr(
     key: formatKey(csr.key),
     keyType: csr.key.type,
     keyBits: csr.key.bits,
-    signatureAlgorithm: sigAlgName(csr.sigOid, csr.sigAlgId),
+    signatureAlgorithm: sigAlgName(csr.sigAlg),
     signatureValid: sigErr === undefined,
     apiErrors: [],
     signer: "",

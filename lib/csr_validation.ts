@@ -9,7 +9,8 @@
  */
 
 import { Buffer } from "node:buffer";
-import { certificateParts, readTlv } from "./der.ts";
+import { parseCertificate } from "./cert_info.ts";
+import { readTlv } from "./der.ts";
 import { LEGACY_UNKNOWN_SIGNER } from "./approver.ts";
 import { ALLOWED_USAGES } from "./usages.ts";
 
@@ -209,7 +210,7 @@ export function certificateProblem(pem: string): string | undefined {
     try {
       while (pos < der.length) {
         const t = readTlv(der, pos);
-        certificateParts(der.subarray(pos, t.end));
+        parseCertificate(der.subarray(pos, t.end));
         pos = t.end;
       }
     } catch (e) {

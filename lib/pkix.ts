@@ -1,16 +1,18 @@
 /**
- * X.509 building blocks read and written the way Go's `crypto/x509` does:
- * distinguished names (`pkix.Name`), subjectAltNames, the key-usage,
- * extended-key-usage, basic-constraints and key-identifier extensions, and a
- * description of a SubjectPublicKeyInfo (key type and size). No ASN.1 library.
+ * X.509 building blocks read and written the way Go's `crypto/x509` does, on
+ * `@peculiar/x509` and its ASN.1 schemas: distinguished names (`pkix.Name`),
+ * subjectAltNames, the key-usage, extended-key-usage, basic-constraints and
+ * key-identifier extensions, and a description of a SubjectPublicKeyInfo.
  *
  * @module
  */
 
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { isIPv4, isIPv6 } from "node:net";
-import { children, DerError, readTlv, type Tlv, tlvContent } from "./der.ts";
-import { bool, octets, oid, readOid, seq, tlv } from "./der_build.ts";
+import { InputError } from "./errors.ts";
+import { x509 } from "./x509.ts";
 
 export * from "./pkix_name.ts";
 export * from "./pkix_key.ts";
@@ -94,43 +96,39 @@ export function parseIp(text: string): Uint8Array | undefined {
 /** Parses a subjectAltName extension value as Go's `parseSANExtension` does. */
 export function parseSans(value: Uint8Array): Sans {
   const out = emptySans();
-  const top = readTlv(value, 0);
-  if (top.tag !== 0x30 || top.end !== value.length) throw new DerError("malformed SAN extension");
-  for (const gn of children(value, top)) {
-    const c = tlvContent(value, gn);
-    switch (gn.tag) {
-      case 0x81:
-        out.emails.push(Buffer.from(c).toString("latin1"));
-        break;
-      case 0x82:
-        out.dns.push(Buffer.from(c).toString("latin1"));
-        break;
-      case 0x86:
-        out.uris.push(Buffer.from(c).toString("latin1"));
-        break;
-      case 0x87:
-        if (c.length !== 4 && c.length !== 16) {
-          throw new DerError(`invalid IP address length ${c.length} in SAN`);
-        }
-        out.ips.push(formatIp(c));
-        break;
+  const names = parseAsn(value, asn1X509.SubjectAlternativeName, "SAN extension");
+  for (const gn of names) {
+    if (gn.rfc822Name !== undefined) out.emails.push(gn.rfc822Name);
+    else if (gn.dNSName !== undefined) out.dns.push(gn.dNSName);
+    else if (gn.uniformResourceIdentifier !== undefined) {
+      out.uris.push(gn.uniformResourceIdentifier);
+    } else if (gn.iPAddress !== undefined) {
+      const b = parseIp(gn.iPAddress);
+      if (!b) throw new InputError(`invalid IP address ${JSON.stringify(gn.iPAddress)} in SAN`);
+      out.ips.push(formatIp(b));
     }
   }
   return out;
 }
 
-/** Encodes SANs as Go's `marshalSANs`: DNS, email, IP (IPv4 as 4 bytes), URI. */
-export function encodeSans(s: Sans): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const d of s.dns) parts.push(tlv(0x82, Buffer.from(d, "latin1")));
-  for (const e of s.emails) parts.push(tlv(0x81, Buffer.from(e, "latin1")));
+/**
+ * The subjectAltName extension for `s` as Go's `marshalSANs` writes it: DNS,
+ * email, IP (IPv4 as 4 bytes), URI.
+ */
+export function sanExtension(s: Sans, critical: boolean): x509.Extension {
+  const names: asn1X509.GeneralName[] = [];
+  for (const d of s.dns) names.push(new asn1X509.GeneralName({ dNSName: d }));
+  for (const e of s.emails) names.push(new asn1X509.GeneralName({ rfc822Name: e }));
   for (const ip of s.ips) {
     const b = parseIp(ip);
-    if (!b) throw new DerError(`invalid IP address ${JSON.stringify(ip)}`);
-    parts.push(tlv(0x87, b));
+    if (!b) throw new InputError(`invalid IP address ${JSON.stringify(ip)}`);
+    names.push(new asn1X509.GeneralName({ iPAddress: formatIp(b) }));
   }
-  for (const u of s.uris) parts.push(tlv(0x86, Buffer.from(u, "latin1")));
-  return seq(...parts);
+  for (const u of s.uris) {
+    names.push(new asn1X509.GeneralName({ uniformResourceIdentifier: u }));
+  }
+  const value = AsnConvert.serialize(new asn1X509.SubjectAlternativeName(names));
+  return new x509.Extension(EXT.subjectAltName, critical, value);
 }
 
 /** Well-known extension OIDs. */
@@ -150,104 +148,66 @@ export interface Extension {
   value: Uint8Array;
 }
 
-/** Parses a SEQUENCE OF Extension. */
-export function parseExtensions(buf: Uint8Array, list: Tlv): Extension[] {
+/** Parses DER with an ASN.1 schema; errors become `InputError`s naming `what`. */
+export function parseAsn<T>(der: Uint8Array, type: new () => T, what: string): T {
+  try {
+    return AsnConvert.parse(der as BufferSource, type);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`malformed ${what}`);
+  }
+}
+
+/** Lists parsed extensions; Go refuses a certificate with one extension twice. */
+export function extensionList(list: readonly asn1X509.Extension[] | undefined): Extension[] {
   const out: Extension[] = [];
   const seen = new Set<string>();
-  for (const ext of children(buf, list)) {
-    const parts = children(buf, ext);
-    const id = parts[0];
-    if (!id || id.tag !== 0x06) throw new DerError("malformed extension");
-    const type = readOid(tlvContent(buf, id));
-    let critical = false;
-    let valTlv = parts[1];
-    if (valTlv?.tag === 0x01) {
-      critical = buf[valTlv.contentStart] !== 0;
-      valTlv = parts[2];
-    }
-    if (!valTlv || valTlv.tag !== 0x04) throw new DerError(`malformed extension ${type}`);
-    if (seen.has(type)) throw new DerError(`duplicate extension ${type}`);
-    seen.add(type);
-    out.push({ oid: type, critical, value: tlvContent(buf, valTlv) });
+  for (const e of list ?? []) {
+    if (seen.has(e.extnID)) throw new InputError(`duplicate extension ${e.extnID}`);
+    seen.add(e.extnID);
+    out.push({
+      oid: e.extnID,
+      critical: e.critical,
+      value: new Uint8Array(e.extnValue.buffer),
+    });
   }
   return out;
 }
 
-/** Encodes one extension. */
-export function encodeExtension(type: string, critical: boolean, value: Uint8Array): Uint8Array {
-  return critical ? seq(oid(type), bool(true), octets(value)) : seq(oid(type), octets(value));
-}
-
 /** Reads a keyUsage value into Go's bit mask (bit i = KU bit i). */
 export function parseKeyUsage(value: Uint8Array): number {
-  const t = readTlv(value, 0);
-  if (t.tag !== 0x03) throw new DerError("malformed key usage");
-  const c = tlvContent(value, t);
-  let ku = 0;
-  for (let i = 0; i < 9; i++) {
-    const byte = c[1 + (i >> 3)];
-    if (byte !== undefined && (byte >> (7 - (i & 7))) & 1) ku |= 1 << i;
-  }
-  return ku;
-}
-
-/** Encodes Go's key-usage mask as the extension value (trailing zero bits trimmed). */
-export function encodeKeyUsage(ku: number): Uint8Array {
-  const rev = (b: number) => {
-    let r = 0;
-    for (let i = 0; i < 8; i++) if (b & (1 << i)) r |= 0x80 >> i;
-    return r;
-  };
-  const a = [rev(ku & 0xff), rev((ku >> 8) & 0xff)];
-  const len = a[1] === 0 ? 1 : 2;
-  const bytes = a.slice(0, len);
-  const last = bytes[len - 1]!;
-  let unused = 0;
-  if (last !== 0) { while (((last >> unused) & 1) === 0) unused++; }
-  return tlv(0x03, new Uint8Array([unused, ...bytes]));
+  return parseAsn(value, asn1X509.KeyUsage, "key usage").toNumber();
 }
 
 /** Reads an extKeyUsage value: the OIDs, in order. */
 export function parseExtKeyUsage(value: Uint8Array): string[] {
-  const t = readTlv(value, 0);
-  if (t.tag !== 0x30) throw new DerError("malformed extended key usage");
-  return children(value, t).map((o) => {
-    if (o.tag !== 0x06) throw new DerError("malformed extended key usage");
-    return readOid(tlvContent(value, o));
-  });
+  return [...parseAsn(value, asn1X509.ExtendedKeyUsage, "extended key usage")];
 }
 
 /** Reads basicConstraints: CA flag and path length (-1 when absent). */
 export function parseBasicConstraints(value: Uint8Array): { isCA: boolean; maxPathLen: number } {
-  const t = readTlv(value, 0);
-  if (t.tag !== 0x30) throw new DerError("malformed basic constraints");
-  let isCA = false, maxPathLen = -1;
-  for (const c of children(value, t)) {
-    if (c.tag === 0x01) isCA = value[c.contentStart] !== 0;
-    if (c.tag === 0x02) {
-      maxPathLen = 0;
-      for (const b of tlvContent(value, c)) maxPathLen = maxPathLen * 256 + b;
-    }
-  }
-  return { isCA, maxPathLen };
+  const bc = parseAsn(value, asn1X509.BasicConstraints, "basic constraints");
+  return { isCA: bc.cA, maxPathLen: bc.pathLenConstraint ?? -1 };
 }
 
 /** Reads a subjectKeyIdentifier value. */
 export function parseSubjectKeyId(value: Uint8Array): Uint8Array {
-  const t = readTlv(value, 0);
-  if (t.tag !== 0x04) throw new DerError("malformed subject key identifier");
-  return tlvContent(value, t);
+  const ski = parseAsn(value, asn1X509.SubjectKeyIdentifier, "subject key identifier");
+  return new Uint8Array(ski.buffer);
 }
 
 /** Reads the keyIdentifier of an authorityKeyIdentifier value (empty when absent). */
 export function parseAuthorityKeyId(value: Uint8Array): Uint8Array {
-  const t = readTlv(value, 0);
-  if (t.tag !== 0x30) throw new DerError("malformed authority key identifier");
-  const k = children(value, t).find((c) => c.tag === 0x80);
-  return k ? tlvContent(value, k) : new Uint8Array();
+  const aki = parseAsn(value, asn1X509.AuthorityKeyIdentifier, "authority key identifier");
+  return aki.keyIdentifier ? new Uint8Array(aki.keyIdentifier.buffer) : new Uint8Array();
 }
 
-/** Encodes an authorityKeyIdentifier value with just the key id. */
-export function encodeAuthorityKeyId(keyId: Uint8Array): Uint8Array {
-  return seq(tlv(0x80, keyId));
+/** Lower-case hex of bytes. */
+export function hex(b: Uint8Array): string {
+  return Buffer.from(b).toString("hex");
+}
+
+/** Hex with `:` between bytes, upper case, like openssl prints serials and key ids. */
+export function colonHex(b: Uint8Array): string {
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0").toUpperCase()).join(":");
 }

@@ -1,11 +1,15 @@
 /**
- * Describing a SubjectPublicKeyInfo: key type, size and curve.
+ * Describing a SubjectPublicKeyInfo: key type, size and curve, read with the
+ * `@peculiar/asn1-*` schemas (SPKI, EC parameters, RSA public key).
  *
  * @module
  */
 
-import { children, DerError, readTlv, tlvContent } from "./der.ts";
-import { readOid } from "./der_build.ts";
+import { ECParameters } from "@peculiar/asn1-ecc";
+import { RSAPublicKey } from "@peculiar/asn1-rsa";
+import { AsnConvert } from "@peculiar/asn1-schema";
+import { SubjectPublicKeyInfo } from "@peculiar/asn1-x509";
+import { InputError } from "./errors.ts";
 
 /** What a SubjectPublicKeyInfo holds. */
 export interface KeyInfo {
@@ -39,35 +43,50 @@ const KEY_ALGS: Record<string, string> = {
   "2.16.840.1.101.3.4.3.19": "ML-DSA-87",
 };
 
+/** Bit length of an unsigned big-endian integer. */
+function bitLength(m: Uint8Array): number {
+  let i = 0;
+  while (i < m.length && m[i] === 0) i++;
+  return m.length - i === 0 ? 0 : (m.length - i - 1) * 8 + (32 - Math.clz32(m[i]!));
+}
+
+/** Describes a parsed SubjectPublicKeyInfo, whose DER is `der`. */
+export function describeAsnSpki(asn: SubjectPublicKeyInfo, der: Uint8Array): KeyInfo {
+  const a = asn.algorithm.algorithm;
+  const type = KEY_ALGS[a] ?? a;
+  try {
+    if (type === "RSA") {
+      const rsa = AsnConvert.parse(asn.subjectPublicKey, RSAPublicKey);
+      return { type, bits: bitLength(new Uint8Array(rsa.modulus)), spki: der };
+    }
+    if (type === "ECDSA") {
+      const p = asn.algorithm.parameters;
+      let named: string | undefined;
+      try {
+        named = p ? AsnConvert.parse(p, ECParameters).namedCurve : undefined;
+      } catch {
+        named = undefined; // Go: an unknown curve, not a parse error
+      }
+      const c = named ? CURVES[named] : undefined;
+      if (!c) return { type, bits: 0, curve: "unknown", spki: der };
+      return { type, bits: c.bits, curve: c.name, spki: der };
+    }
+  } catch (e) {
+    throw new InputError(`malformed ${type} public key: ${(e as Error).message}`);
+  }
+  if (type === "Ed25519") return { type, bits: 256, spki: der };
+  return { type, bits: 0, spki: der };
+}
+
 /** Describes a DER SubjectPublicKeyInfo. */
 export function describeSpki(spki: Uint8Array): KeyInfo {
-  const top = readTlv(spki, 0);
-  const [algId, key] = children(spki, top);
-  if (!algId || !key || algId.tag !== 0x30 || key.tag !== 0x03) {
-    throw new DerError("malformed subject public key info");
+  let asn: SubjectPublicKeyInfo;
+  try {
+    asn = AsnConvert.parse(spki as BufferSource, SubjectPublicKeyInfo);
+  } catch (e) {
+    throw new InputError(`malformed subject public key info: ${(e as Error).message}`);
   }
-  const [algOid, params] = children(spki, algId);
-  if (!algOid || algOid.tag !== 0x06) throw new DerError("malformed public key algorithm");
-  const a = readOid(tlvContent(spki, algOid));
-  const type = KEY_ALGS[a] ?? a;
-  const keyBits = tlvContent(spki, key).subarray(1);
-  if (type === "RSA") {
-    const rsa = readTlv(keyBits, 0);
-    const n = children(keyBits, rsa)[0];
-    if (!n || n.tag !== 0x02) throw new DerError("malformed RSA public key");
-    const m = tlvContent(keyBits, n);
-    let i = 0;
-    while (i < m.length && m[i] === 0) i++;
-    const bitsLen = m.length - i === 0 ? 0 : (m.length - i - 1) * 8 + (32 - Math.clz32(m[i]!));
-    return { type, bits: bitsLen, spki };
-  }
-  if (type === "ECDSA") {
-    const c = params && params.tag === 0x06 ? CURVES[readOid(tlvContent(spki, params))] : undefined;
-    if (!c) return { type, bits: 0, curve: "unknown", spki };
-    return { type, bits: c.bits, curve: c.name, spki };
-  }
-  if (type === "Ed25519") return { type, bits: 256, spki };
-  return { type, bits: 0, spki };
+  return describeAsnSpki(asn, spki);
 }
 
 /** Key type and size as text, e.g. `ECDSA P-256`, `RSA 2048`, `Ed25519`. */

@@ -1,12 +1,14 @@
 /**
- * Distinguished names as Go's `crypto/x509/pkix.Name` reads and writes them.
+ * Distinguished names as Go's `crypto/x509/pkix.Name` reads and writes them,
+ * on top of `@peculiar/x509`'s `Name` (its ASN.1 `Name` does the DER work).
  *
  * @module
  */
 
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
-import { children, DerError, type Tlv, tlvBytes, tlvContent } from "./der.ts";
-import { goString, oid, readOid, readString, seq, setOf } from "./der_build.ts";
+import { x509 } from "./x509.ts";
 
 /** Attribute-type OIDs Go's `pkix.Name` knows, with their short names. */
 export const NAME_OIDS = {
@@ -65,25 +67,36 @@ export function emptyName(): Name {
   };
 }
 
-const STRING_TAGS = new Set([0x0c, 0x13, 0x16, 0x14, 0x1e, 0x1c, 0x12, 0x1a]);
+/** The text of a string attribute value; `undefined` for a non-string one. */
+function attributeText(v: asn1X509.AttributeValue): string | undefined {
+  if (v.anyValue) return undefined;
+  const s = v.ia5String ?? v.utf8String ?? v.printableString ?? v.teletexString ??
+    v.bmpString ?? v.universalString;
+  return s ?? "";
+}
 
-/** Parses a DER Name (RDNSequence) as Go's `FillFromRDNSequence` does. */
-export function parseName(buf: Uint8Array, name: Tlv): Name {
+/**
+ * Reads a name (an `x509.Name` or a parsed ASN.1 `Name`) as Go's
+ * `FillFromRDNSequence` does; a non-string value shows as `#` + DER hex.
+ */
+export function nameFromX509(name: x509.Name | asn1X509.Name): Name {
+  const asn = name instanceof x509.Name
+    ? AsnConvert.parse(name.toArrayBuffer(), asn1X509.Name)
+    : name;
   const out = emptyName();
-  for (const rdn of children(buf, name)) {
-    if (rdn.tag !== 0x31) throw new DerError("malformed RDN");
+  for (const rdn of asn) {
     const set: { oid: string; value: string }[] = [];
-    for (const atv of children(buf, rdn)) {
-      const [t, v] = children(buf, atv);
-      if (!t || !v || t.tag !== 0x06) throw new DerError("malformed attribute");
-      const type = readOid(tlvContent(buf, t));
-      if (!STRING_TAGS.has(v.tag)) {
-        set.push({ oid: type, value: "#" + Buffer.from(tlvBytes(buf, v)).toString("hex") });
+    for (const atv of rdn) {
+      const value = attributeText(atv.value);
+      if (value === undefined) {
+        set.push({
+          oid: atv.type,
+          value: "#" + Buffer.from(atv.value.anyValue!).toString("hex"),
+        });
         continue;
       }
-      const value = readString(v.tag, tlvContent(buf, v));
-      set.push({ oid: type, value });
-      switch (type) {
+      set.push({ oid: atv.type, value });
+      switch (atv.type) {
         case NAME_OIDS.commonName:
           out.commonName = value;
           break;
@@ -118,16 +131,33 @@ export function parseName(buf: Uint8Array, name: Tlv): Name {
   return out;
 }
 
+/** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
+function isPrintable(s: string): boolean {
+  return /^[A-Za-z0-9 '()+,\-./:=?*]*$/.test(s);
+}
+
 /**
- * Encodes a name as Go's `Name.ToRDNSequence` + `asn1.Marshal` do: C, ST, L,
+ * Builds a name as Go's `Name.ToRDNSequence` + `asn1.Marshal` do: C, ST, L,
  * STREET, POSTALCODE, O, OU, CN, SERIALNUMBER, several values of one type in
- * one multi-valued RDN; other attributes are dropped.
+ * one multi-valued RDN (a DER SET, so sorted by encoding), each value a
+ * PrintableString when it can be, else a UTF8String; other attributes are
+ * dropped.
  */
-export function encodeName(n: Pick<Name, Exclude<keyof Name, "rdns">>): Uint8Array {
-  const rdns: Uint8Array[] = [];
+export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): x509.Name {
+  const asn = new asn1X509.Name();
   const add = (values: string[], type: string) => {
     if (values.length === 0) return;
-    rdns.push(setOf(...values.map((v) => seq(oid(type), goString(v)))));
+    const atvs = values.map((v) =>
+      new asn1X509.AttributeTypeAndValue({
+        type,
+        value: new asn1X509.AttributeValue(
+          isPrintable(v) ? { printableString: v } : { utf8String: v },
+        ),
+      })
+    );
+    const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
+    keyed.sort((x, y) => Buffer.compare(x.der, y.der));
+    asn.push(new asn1X509.RelativeDistinguishedName(keyed.map((k) => k.a)));
   };
   add(n.country, NAME_OIDS.country);
   add(n.province, NAME_OIDS.province);
@@ -138,7 +168,7 @@ export function encodeName(n: Pick<Name, Exclude<keyof Name, "rdns">>): Uint8Arr
   add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
   if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
   if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
-  return seq(...rdns);
+  return new x509.Name(asn);
 }
 
 /** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */

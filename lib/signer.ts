@@ -4,8 +4,8 @@
  * `PermissiveSigningPolicy` (5-minute backdate, 8-hour short-cert rule, CA
  * expiry truncation, usages → KU/EKU, CA bit false, CSR extensions dropped)
  * and `CertificateAuthority.Sign` (CSR signature check, random 128-bit
- * serial, subject and SANs copied). Certificates are built as DER by hand
- * and signed with WebCrypto.
+ * serial, subject and SANs copied). Certificates are made with
+ * `@peculiar/x509`'s `X509CertificateGenerator` and signed with WebCrypto.
  *
  * @module
  */
@@ -22,20 +22,12 @@ import {
 } from "./approver.ts";
 import type { Cert } from "./cert_info.ts";
 import { checkCsrSignature, type Csr } from "./csr.ts";
-import { oid, seq, smallInt, time as derTime, tlv, uint } from "./der_build.ts";
 import { CheckError, InputError } from "./errors.ts";
 import { cryptoRandom, type RandomBytes } from "./random.ts";
-import {
-  encodeAuthorityKeyId,
-  encodeExtension,
-  encodeKeyUsage,
-  encodeName,
-  encodeSans,
-  EXT,
-  sansEmpty,
-} from "./pkix.ts";
-import { makeSigner, type Signer, signStructure } from "./sigalg.ts";
+import { goName, hex, sanExtension, sansEmpty } from "./pkix.ts";
+import { signingAlgorithm } from "./sigalg.ts";
 import { ekuOid, keyUsagesFromStrings } from "./usages.ts";
+import { x509 } from "./x509.ts";
 
 const MINUTE = 60_000;
 /** The signer's backdate. */
@@ -126,16 +118,33 @@ export function policyWindow(
   return { notBefore, notAfter };
 }
 
-/** A CA ready to sign: its parsed certificate and a signer for its key. */
+/** A CA ready to sign: its parsed certificate, its key and Go's algorithm for it. */
 export interface SigningCa {
   cert: Cert;
-  signer: Signer;
+  key: CryptoKey;
+  algorithm: Algorithm & { hash?: string };
+  /** The CA's subject, the issuer of what it signs. */
+  issuer: x509.Name;
 }
 
 /** Wraps a CA certificate and its WebCrypto private key. */
 export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
-  return { cert, signer: makeSigner(privateKey) };
+  let algorithm;
+  try {
+    algorithm = signingAlgorithm(privateKey);
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
+  return {
+    cert,
+    key: privateKey,
+    algorithm,
+    issuer: new x509.Name(cert.subjectDer as BufferSource),
+  };
 }
+
+/** Whole seconds: X.509 times carry no fraction (Go truncates). */
+const wholeSeconds = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 
 /** One signing request. */
 export interface SignRequest {
@@ -165,39 +174,43 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
   const { keyUsage, extKeyUsage } = keyUsagesFromStrings(req.usages);
   const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
   const serial = (req.random ?? cryptoRandom)(16);
-  const exts: Uint8Array[] = [];
-  if (keyUsage !== 0) exts.push(encodeExtension(EXT.keyUsage, true, encodeKeyUsage(keyUsage)));
+  const extensions: x509.Extension[] = [];
+  if (keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
   if (extKeyUsage.length) {
-    exts.push(
-      encodeExtension(EXT.extKeyUsage, false, seq(...extKeyUsage.map((e) => oid(ekuOid(e))))),
-    );
+    extensions.push(new x509.ExtendedKeyUsageExtension(extKeyUsage.map(ekuOid), false));
   }
-  exts.push(encodeExtension(EXT.basicConstraints, true, seq()));
+  extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
   if (ca.cert.subjectKeyId && ca.cert.subjectKeyId.length) {
-    exts.push(
-      encodeExtension(EXT.authorityKeyId, false, encodeAuthorityKeyId(ca.cert.subjectKeyId)),
-    );
+    extensions.push(new x509.AuthorityKeyIdentifierExtension(hex(ca.cert.subjectKeyId), false));
   }
-  const subject = encodeName(csr.subject);
+  const subject = goName(csr.subject);
   if (!sansEmpty(csr.sans)) {
-    const subjectEmpty = subject.length === 2;
-    exts.push(encodeExtension(EXT.subjectAltName, subjectEmpty, encodeSans(csr.sans)));
+    const subjectEmpty = subject.toArrayBuffer().byteLength === 2;
+    extensions.push(sanExtension(csr.sans, subjectEmpty));
   }
-  const tbs = seq(
-    tlv(0xa0, smallInt(2)),
-    uint(serial),
-    ca.signer.algorithmId,
-    ca.cert.subjectDer,
-    seq(derTime(notBefore), derTime(notAfter)),
-    subject,
-    csr.key.spki,
-    tlv(0xa3, seq(...exts)),
-  );
   try {
-    return await signStructure(ca.signer, tbs);
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serialHex(serial),
+      subject,
+      issuer: ca.issuer,
+      notBefore: wholeSeconds(notBefore),
+      notAfter: wholeSeconds(notAfter),
+      publicKey: csr.key.spki as BufferSource,
+      signingKey: ca.key,
+      signingAlgorithm: ca.algorithm,
+      extensions,
+    });
+    return new Uint8Array(cert.rawData);
   } catch (e) {
     throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
   }
+}
+
+/** Hex of a random serial as Go's `big.Int` holds it: leading zero bytes dropped, at least "00". */
+function serialHex(b: Uint8Array): string {
+  let i = 0;
+  while (i < b.length - 1 && b[i] === 0) i++;
+  return hex(b.subarray(i));
 }
 
 /**

@@ -5,7 +5,7 @@ import { parseCertificate, serialBits } from "../lib/cert_info.ts";
 import { createCsr, parseCsrPem } from "../lib/csr.ts";
 import { exportSpki, generateKeyPair, type KeyType } from "../lib/keys.ts";
 import { encodePem } from "../lib/pem.ts";
-import { colonHex } from "../lib/der_build.ts";
+import { colonHex } from "../lib/pkix.ts";
 import {
   goTimeString,
   loadSigningCa,
