@@ -7,10 +7,9 @@
  */
 
 import { selectSigningTokens, signClusterInfoData } from "../lib/bootstrap_signer.ts";
-import { tokenToSecret, withDefaults } from "../lib/bootstrap_token.ts";
+import { parseTtlFlag, tokenToSecret, withDefaults } from "../lib/bootstrap_token.ts";
 import { clusterInfoConfigMap, findClusterInfo, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
 import { verifyClusterInfo } from "../lib/discovery.ts";
-import { parseDuration } from "../lib/duration.ts";
 import { CheckError, UsageError } from "../lib/errors.ts";
 import { joinCommand } from "../lib/join_command.ts";
 import {
@@ -39,25 +38,6 @@ export const OUT_FILES = {
   kubeconfig: "bootstrap-kubelet.conf",
   joinCommand: "join-command.txt",
 } as const;
-
-function ttlFlag(text: string): number {
-  let ms: number;
-  try {
-    ms = parseDuration(text);
-  } catch (e) {
-    throw new UsageError(
-      `invalid argument ${JSON.stringify(text)} for "--ttl" flag: ${(e as Error).message}`,
-    );
-  }
-  if (ms < 0) {
-    throw new UsageError(
-      `invalid argument ${
-        JSON.stringify(text)
-      } for "--ttl" flag: must not be negative (0 means never expires)`,
-    );
-  }
-  return ms;
-}
 
 export const command: Command = {
   name: "init",
@@ -115,7 +95,7 @@ Examples:
     const caInput = readInput(requireString(ctx.flags, "ca"));
     const ca = caBundle(caInput.text, caInput.name);
     const ttlText = flagString(ctx.flags, "ttl");
-    const ttlMs = ttlText === undefined ? undefined : ttlFlag(ttlText);
+    const ttlMs = ttlText === undefined ? undefined : parseTtlFlag(ttlText);
     const description = flagString(ctx.flags, "description") ?? INIT_DESCRIPTION;
     const outDir = flagString(ctx.flags, "out-dir");
 

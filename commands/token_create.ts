@@ -8,11 +8,11 @@
 import {
   aggregateErrors,
   type BootstrapTokenSpec,
+  parseTtlFlag,
   tokensToSecrets,
   validateBootstrapToken,
   withDefaults,
 } from "../lib/bootstrap_token.ts";
-import { parseDuration } from "../lib/duration.ts";
 import { InputError, UsageError } from "../lib/errors.ts";
 import { renderObjects } from "../lib/manifest.ts";
 import { parseRfc3339 } from "../lib/time.ts";
@@ -33,25 +33,6 @@ export const MAX_COUNT = 100_000;
 /** A pflag string slice: comma lists, repeatable; `""` is the empty list. */
 function sliceFlag(values: string[]): string[] {
   return values.flatMap((v) => (v === "" ? [] : v.split(",")));
-}
-
-function ttlFlag(text: string): number {
-  let ms: number;
-  try {
-    ms = parseDuration(text);
-  } catch (e) {
-    throw new UsageError(
-      `invalid argument ${JSON.stringify(text)} for "--ttl" flag: ${(e as Error).message}`,
-    );
-  }
-  if (ms < 0) {
-    throw new UsageError(
-      `invalid argument ${
-        JSON.stringify(text)
-      } for "--ttl" flag: must not be negative (0 means never expires)`,
-    );
-  }
-  return ms;
 }
 
 export const command: Command = {
@@ -126,7 +107,7 @@ Examples:
     };
     const description = flagString(ctx.flags, "description");
     if (description !== undefined) spec.description = description;
-    if (ttlText !== undefined) spec.ttlMs = ttlFlag(ttlText);
+    if (ttlText !== undefined) spec.ttlMs = parseTtlFlag(ttlText);
     if (expiresText !== undefined) {
       try {
         spec.expires = parseRfc3339(expiresText, "--expires");

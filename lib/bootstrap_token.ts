@@ -8,6 +8,8 @@
  */
 
 import { Buffer } from "node:buffer";
+import { parseDuration } from "./duration.ts";
+import { UsageError } from "./errors.ts";
 import type { KubeObject } from "./manifest.ts";
 import { formatRfc3339 } from "./time.ts";
 import {
@@ -25,6 +27,28 @@ import {
 
 /** `DefaultTokenDuration`: 24 hours, in milliseconds. */
 export const DEFAULT_TTL_MS = 24 * 3_600_000;
+
+/**
+ * Parses a `--ttl` value: a Go duration, not negative (`0` means the token
+ * never expires). Errors are pflag's `invalid argument "<v>" for "--ttl" flag: …`.
+ *
+ * @example
+ * ```ts
+ * parseTtlFlag("2h"); // 7200000
+ * ```
+ */
+export function parseTtlFlag(text: string): number {
+  const invalid = (why: string) =>
+    new UsageError(`invalid argument ${JSON.stringify(text)} for "--ttl" flag: ${why}`);
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw invalid((e as Error).message);
+  }
+  if (ms < 0) throw invalid("must not be negative (0 means never expires)");
+  return ms;
+}
 
 /** One token to render, as kubeadm's `BootstrapToken` API type holds it. */
 export interface BootstrapTokenSpec {

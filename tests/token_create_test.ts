@@ -4,6 +4,7 @@ import { Buffer } from "node:buffer";
 import {
   aggregateErrors,
   encodeTokenSecretData,
+  parseTtlFlag,
   tokensToSecrets,
   tokenToSecret,
   validateBootstrapToken,
@@ -435,4 +436,15 @@ Deno.test("CLI token create output matches kubectl create secret --dry-run=clien
     "--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token",
   ], { encoding: "utf8" });
   assert.equal(r.stdout, want.replace("  creationTimestamp: null\n", ""));
+});
+
+Deno.test("parseTtlFlag() takes Go durations and 0, refuses negative and malformed ones", () => {
+  assert.equal(parseTtlFlag("1h30m"), 5_400_000);
+  assert.equal(parseTtlFlag("0"), 0);
+  assert.throws(() => parseTtlFlag("-1s"), {
+    name: "UsageError",
+    message:
+      'invalid argument "-1s" for "--ttl" flag: must not be negative (0 means never expires)',
+  });
+  assert.throws(() => parseTtlFlag("1d"), /^UsageError: invalid argument "1d" for "--ttl" flag: /);
 });
