@@ -8,7 +8,7 @@
 import { certificatesFromPem } from "../lib/certsource.ts";
 import { joinCommand } from "../lib/join_command.ts";
 import { caCertHash } from "../lib/pin.ts";
-import { parseHostPort } from "../lib/server_url.ts";
+import { parseJoinEndpoint } from "../lib/server_url.ts";
 import { parseToken } from "../lib/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";
@@ -49,11 +49,7 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 0, 0, "");
-    const serverText = requireString(ctx.flags, "server").replace(/^https:\/\//i, "").replace(
-      /\/$/,
-      "",
-    );
-    const server = parseHostPort(serverText, "--server");
+    const server = parseJoinEndpoint(requireString(ctx.flags, "server"));
     const token = requireString(ctx.flags, "token");
     parseToken(token);
     const ca = readInput(requireString(ctx.flags, "ca"));

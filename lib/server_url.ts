@@ -31,17 +31,10 @@ function isIpv6(text: string): boolean {
   }
 }
 
-/**
- * Parses `HOST:PORT` (IPv6 as `[addr]:port`). `what` names the flag in errors.
- *
- * @example
- * ```ts
- * parseHostPort("10.0.0.1:6443", "--server").url; // "https://10.0.0.1:6443"
- * ```
- */
-export function parseHostPort(text: string, what = "--server"): ServerAddress {
-  const bad = (why: string) => new UsageError(`invalid ${what} ${JSON.stringify(text)}: ${why}`);
-  const m = /^(\[[^\]]*\]|[^:\[\]/]*):([^:]*)$/.exec(text);
+/** Validates `HOST:PORT`; errors quote `shown`, the flag value as the user gave it. */
+function hostPort(text: string, what: string, shown: string): ServerAddress {
+  const bad = (why: string) => new UsageError(`invalid ${what} ${JSON.stringify(shown)}: ${why}`);
+  const m = /^(\[[^\]]*\]|[^:\[\]/]*):([^:/]*)$/.exec(text);
   if (!m) throw bad("want HOST:PORT, e.g. 10.0.0.1:6443");
   const host = m[1]!;
   const portText = m[2]!;
@@ -60,9 +53,24 @@ export function parseHostPort(text: string, what = "--server"): ServerAddress {
 }
 
 /**
+ * Parses the endpoint of a `kubeadm join` line: `HOST:PORT` (IPv6 as
+ * `[addr]:port`), where an
+ * `https://` prefix and a trailing `/` are dropped, as kubeadm's join-command
+ * template does with the kubeconfig's server URL.
+ *
+ * @example
+ * ```ts
+ * parseJoinEndpoint("https://10.0.0.1:6443/").hostPort; // "10.0.0.1:6443"
+ * ```
+ */
+export function parseJoinEndpoint(text: string, what = "--server"): ServerAddress {
+  return hostPort(text.replace(/^https:\/\//i, "").replace(/\/$/, ""), what, text);
+}
+
+/**
  * Parses an API server URL: `https://` is required, then `HOST:PORT`, with
- * nothing after it but an optional `/`. The URL is kept as written (minus a
- * trailing `/`), so kubeconfigs hold exactly what the user typed.
+ * nothing after it but an optional `/`. The result's `url` is
+ * `https://HOST:PORT` (scheme in lower case, no trailing `/`).
  *
  * @example
  * ```ts
@@ -77,7 +85,5 @@ export function parseServerUrl(text: string, what = "--server"): ServerAddress {
       }: must start with https://, e.g. https://10.0.0.1:6443`,
     );
   }
-  const rest = text.slice("https://".length).replace(/\/$/, "");
-  const addr = parseHostPort(rest, what);
-  return addr;
+  return hostPort(text.slice("https://".length).replace(/\/$/, ""), what, text);
 }
