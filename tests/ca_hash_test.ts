@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import process from "node:process";
 import { repoPath, runCli, tempDir } from "./_cli.ts";
 
 const H1 = "sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3";
@@ -131,47 +130,3 @@ Deno.test("CLI ca hash stops at the first bad input and prints nothing", async (
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
 });
-
-/** Modules reachable from `entry` through static imports only (deno info). */
-function staticGraph(entry: string): string[] {
-  const deno = process.execPath;
-  const info = JSON.parse(
-    execFileSync(deno, ["info", "--json", repoPath(entry)], {
-      env: { ...process.env, NO_COLOR: "1" },
-    })
-      .toString(),
-  ) as {
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const todo = [info.modules.find((m) => m.specifier.endsWith(entry))!.specifier];
-  while (todo.length) {
-    const s = todo.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
-    }
-  }
-  return [...seen];
-}
-
-for (const entry of ["lib/pin.ts", "lib/certsource.ts", "lib/der.ts", "commands/ca_hash.ts"]) {
-  Deno.test(`ca hash fast path: ${entry} statically loads neither @peculiar/x509 nor asn1`, () => {
-    const graph = staticGraph(entry);
-    assert.ok(
-      !graph.some((s) => /peculiar|asn1|x509\.ts|reflect-metadata/.test(s)),
-      graph.join("\n"),
-    );
-  });
-}
-for (const entry of ["lib/pin.ts", "lib/certsource.ts", "lib/der.ts"]) {
-  Deno.test(`ca hash fast path: ${entry} statically loads no yaml`, () => {
-    const graph = staticGraph(entry);
-    assert.ok(!graph.some((s) => /yaml|manifest\.ts/.test(s)), graph.join("\n"));
-  });
-}

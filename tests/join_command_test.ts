@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import process from "node:process";
 import { joinCommand } from "../lib/join_command.ts";
 import { repoPath, runCli, tempDir } from "./_cli.ts";
 
@@ -125,43 +124,4 @@ Deno.test("CLI join-command rejects bad server, token, key and CA", async () => 
   } finally {
     cleanup();
   }
-});
-
-/** Modules reachable from `entry` by static imports, not following edges out of `skip`. */
-function staticGraph(entry: string, skip: RegExp): string[] {
-  const info = JSON.parse(
-    execFileSync(process.execPath, ["info", "--json", repoPath(entry)], {
-      env: { ...process.env, NO_COLOR: "1" },
-    }).toString(),
-  ) as {
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const todo = [info.modules.find((m) => m.specifier.endsWith(entry))!.specifier];
-  while (todo.length) {
-    const s = todo.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    if (skip.test(s)) continue;
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
-    }
-  }
-  return [...seen];
-}
-
-Deno.test("join-command fast path: statically loads neither yaml nor @peculiar/x509", () => {
-  // commands/_io.ts is shared; its own imports are its owner's concern (it pulls lib/manifest.ts
-  // for one constant at the time of writing), so edges out of it are not followed here.
-  const graph = staticGraph("commands/join_command.ts", /commands\/_io\.ts$/);
-  assert.ok(
-    !graph.some((s) => /yaml|manifest\.ts|peculiar|asn1|x509\.ts/.test(s)),
-    graph.join("\n"),
-  );
-  const lib = staticGraph("lib/join_command.ts", /^$/);
-  assert.ok(!lib.some((s) => /yaml|peculiar|x509/.test(s)), lib.join("\n"));
 });
