@@ -42,39 +42,45 @@ function describe(err: unknown, name: string): InputError {
 
 /**
  * Reads a file, or stdin for `-`, refusing anything over the size limit.
+ * The limit holds for every kind of file: reads are bounded, so a device
+ * (`/dev/zero`), FIFO or `/proc` file that `stat` reports as empty cannot
+ * exhaust memory.
  */
 export function readInput(file: string): Input {
   const name = file === "-" ? "stdin" : file;
   let bytes: Uint8Array;
   try {
     if (file === "-") {
-      bytes = readStdin();
+      bytes = readBounded(0, name);
     } else {
-      const st = fs.statSync(file);
-      if (st.isDirectory()) throw Object.assign(new Error("dir"), { code: "EISDIR" });
-      if (st.size > MAX_INPUT_BYTES) {
-        throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+      const fd = fs.openSync(file, "r");
+      try {
+        const st = fs.fstatSync(fd);
+        if (st.isDirectory()) throw Object.assign(new Error("dir"), { code: "EISDIR" });
+        if (st.size > MAX_INPUT_BYTES) {
+          throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+        }
+        bytes = readBounded(fd, name);
+      } finally {
+        fs.closeSync(fd);
       }
-      bytes = fs.readFileSync(file);
     }
   } catch (err) {
     if (err instanceof InputError) throw err;
     throw describe(err, name);
   }
-  if (bytes.length > MAX_INPUT_BYTES) {
-    throw new InputError(`${name}: input larger than ${MAX_INPUT_BYTES} bytes`);
-  }
   return { name, bytes, text: Buffer.from(bytes).toString("utf8") };
 }
 
-function readStdin(): Uint8Array {
+/** Reads `fd` to its end, refusing more than {@link MAX_INPUT_BYTES}. */
+function readBounded(fd: number, name: string): Uint8Array {
   const chunks: Buffer[] = [];
   let total = 0;
   const buf = Buffer.alloc(1 << 16);
   for (;;) {
     let n: number;
     try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
+      n = fs.readSync(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === "EAGAIN") continue;
@@ -84,12 +90,18 @@ function readStdin(): Uint8Array {
     if (n === 0) break;
     total += n;
     if (total > MAX_INPUT_BYTES) {
-      throw new InputError(`stdin: input larger than ${MAX_INPUT_BYTES} bytes`);
+      throw new InputError(`${name}: input larger than ${MAX_INPUT_BYTES} bytes`);
     }
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return new Uint8Array(Buffer.concat(chunks));
 }
+
+/** Most files one run reads (directories expand to their files). */
+export const MAX_INPUT_FILES = 10_000;
+
+/** Most bytes one run reads across all its inputs. */
+export const MAX_TOTAL_INPUT_BYTES = 4 * MAX_INPUT_BYTES;
 
 /**
  * Reads every input named: files, `-` for stdin, and directories (their
@@ -97,11 +109,28 @@ function readStdin(): Uint8Array {
  */
 export function readInputs(names: readonly string[]): Input[] {
   const out: Input[] = [];
+  let total = 0;
+  const add = (input: Input) => {
+    total += input.bytes.length;
+    if (total > MAX_TOTAL_INPUT_BYTES) {
+      throw new InputError(
+        `${input.name}: inputs larger than ${MAX_TOTAL_INPUT_BYTES} bytes in all`,
+      );
+    }
+    out.push(input);
+  };
   for (const name of names) {
     if (name !== "-" && isDirectory(name)) {
-      for (const file of listFiles(name)) out.push(readInput(file));
+      const files = listFiles(name);
+      if (out.length + files.length > MAX_INPUT_FILES) {
+        throw new InputError(`${name}: more than ${MAX_INPUT_FILES} files to read`);
+      }
+      for (const file of files) add(readInput(file));
     } else {
-      out.push(readInput(name));
+      if (out.length + 1 > MAX_INPUT_FILES) {
+        throw new InputError(`${name}: more than ${MAX_INPUT_FILES} files to read`);
+      }
+      add(readInput(name));
     }
   }
   return out;
@@ -128,6 +157,9 @@ function listFiles(dir: string): string[] {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) files.push(...listFiles(full));
     else if (e.isFile()) files.push(full);
+    if (files.length > MAX_INPUT_FILES) {
+      throw new InputError(`${dir}: more than ${MAX_INPUT_FILES} files to read`);
+    }
   }
   return files;
 }

@@ -13,7 +13,6 @@
 import {
   Composer,
   Document,
-  LineCounter,
   type Pair,
   Parser,
   type Scalar,
@@ -138,8 +137,7 @@ function checkDepth(value: unknown, where: string): void {
  * cost time proportional to the line length for every error).
  */
 function parseYaml(text: string, source: string): unknown[] {
-  const lines = new LineCounter();
-  const parser = new Parser(lines.addNewLine);
+  const parser = new Parser();
   const composer = new Composer({
     version: "1.1",
     customTags: withoutTimestamps,
@@ -148,13 +146,22 @@ function parseYaml(text: string, source: string): unknown[] {
     // The parser's warnings would go to the console; joinkit's stderr is its own.
     logLevel: "error",
   });
+  // Stop at the first error instead of collecting one per bad byte: a
+  // rejected input then costs little, however error-dense it is.
+  const hooked = composer as unknown as { onError?: (...args: unknown[]) => void };
+  const report = hooked.onError;
+  if (typeof report === "function") {
+    hooked.onError = (source, code, message, warning) => {
+      if (warning) return report(source, code, message, warning);
+      throw new FirstYamlError(errorOffset(source), String(message));
+    };
+  }
   const out: unknown[] = [];
   const take = (doc: Document.Parsed) => {
     const n = out.length + 1;
     const err = doc.errors[0];
     if (err) {
-      const at = lines.linePos(err.pos[0]);
-      const where = at.line > 0 ? ` at line ${at.line}, column ${at.col}` : "";
+      const where = position(text, err.pos[0]);
       throw new InputError(
         `${source}: document ${n} is not valid YAML: ${firstLine(err)}${where}`,
       );
@@ -167,13 +174,47 @@ function parseYaml(text: string, source: string): unknown[] {
     }
   };
   try {
-    for (const token of parser.parse(text)) for (const doc of composer.next(token)) take(doc);
+    for (const token of parser.parse(text)) {
+      // A stray token (e.g. `}` at top level) is an error the composer would only collect.
+      if (token.type === "error") throw new FirstYamlError(token.offset, token.message);
+      for (const doc of composer.next(token)) take(doc);
+    }
     for (const doc of composer.end()) take(doc);
   } catch (err) {
     if (err instanceof InputError) throw err;
+    if (err instanceof FirstYamlError) {
+      const where = position(text, err.offset);
+      throw new InputError(
+        `${source}: document ${out.length + 1} is not valid YAML: ${firstLine(err)}${where}`,
+      );
+    }
     throw new InputError(`${source}: not YAML or JSON: ${firstLine(err)}`);
   }
   return out;
+}
+
+/** ` at line L, column C` (1-based) of an offset in `text`. */
+function position(text: string, offset: number): string {
+  if (!(offset >= 0 && offset <= text.length)) return "";
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const col = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return ` at line ${line}, column ${col}`;
+}
+
+/** The first error the YAML composer reports (thrown to stop it). */
+class FirstYamlError extends Error {
+  constructor(readonly offset: number, message: string) {
+    super(message);
+  }
+}
+
+/** The start offset of a yaml `ErrorSource` (an offset, a range or a token). */
+function errorOffset(source: unknown): number {
+  if (typeof source === "number") return source;
+  if (Array.isArray(source) && typeof source[0] === "number") return source[0];
+  const offset = (source as { offset?: unknown } | null)?.offset;
+  return typeof offset === "number" ? offset : 0;
 }
 
 function firstLine(err: unknown): string {
