@@ -401,3 +401,46 @@ Deno.test("CLI init without --out-dir writes no file (no private key anywhere) a
     cleanup();
   }
 });
+
+Deno.test("constantTimeEqual() is node:crypto timingSafeEqual-based and exact", async () => {
+  const { constantTimeEqual } = await import("../lib/token.ts");
+  const src = fs.readFileSync(new URL("../lib/token.ts", import.meta.url), "utf8");
+  const body = src.slice(src.indexOf("export function constantTimeEqual"));
+  assert.match(body.slice(0, body.indexOf("\n}\n")), /timingSafeEqual\(/);
+  assert.equal(constantTimeEqual(FIXTURE_SECRET, FIXTURE_SECRET), true);
+  assert.equal(constantTimeEqual(FIXTURE_SECRET, FIXTURE_SECRET.slice(0, 15) + "4"), false);
+  assert.equal(constantTimeEqual(FIXTURE_SECRET, FIXTURE_SECRET + "x"), false);
+  assert.equal(constantTimeEqual("", ""), true);
+  assert.equal(constantTimeEqual("é", "e\u0301"), false);
+});
+
+Deno.test("secrets and signatures are compared only in constant time (source audit)", () => {
+  const lib = (f: string) => fs.readFileSync(new URL(`../lib/${f}`, import.meta.url), "utf8");
+  // The authenticator's token-secret check and discovery's JWS check use the helper.
+  assert.match(
+    lib("authenticator.ts"),
+    /constantTimeEqual\(getData\(secret, KEYS\.secret\), tokenSecret\)/,
+  );
+  assert.match(lib("jws.ts"), /return constantTimeEqual\(detached, computeDetachedSignature\(/);
+  assert.match(lib("discovery.ts"), /detachedTokenIsValid\(/);
+  // No other equality test on a secret, signature or digest, except those reviewed:
+  const reviewed = [
+    /before !== sig/, // the signer reporting which stored signatures it replaced (both its own)
+  ];
+  const risky =
+    /\b\w*(secret|signature|detached|jws|hmac|digest)\w*\b\s*(===|!==)|(===|!==)\s*\w*(secret|signature|detached|jws|hmac|digest)\w*/i;
+  const found: string[] = [];
+  for (const f of fs.readdirSync(new URL("../lib/", import.meta.url))) {
+    if (!f.endsWith(".ts")) continue;
+    lib(f).split("\n").forEach((line, i) => {
+      if (!risky.test(line) || /^\s*(\*|\/\/)/.test(line)) return;
+      if (
+        /(===|!==)\s*((undefined|null|0)\b|"")|typeof |\.length\s*(===|!==)|\.(tag|type|name|oid)\s*(===|!==)/
+          .test(line)
+      ) return;
+      if (reviewed.some((r) => r.test(line))) return;
+      found.push(`lib/${f}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(found, []);
+});
