@@ -9,6 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
+import { decodeGoBase64 } from "./base64.ts";
 import { decodePem, looksLikePem } from "./pem.ts";
 import { certificateParts } from "./der.ts";
 import { InputError } from "./errors.ts";
@@ -64,11 +65,9 @@ function isBinary(bytes: Uint8Array): boolean {
 
 function decodeBase64Field(value: unknown, where: string): string {
   if (typeof value !== "string") throw new InputError(`${where}: not a base64 string`);
-  const compact = value.replace(/\s+/g, "");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
-    throw new InputError(`${where}: invalid base64`);
-  }
-  return Buffer.from(compact, "base64").toString("utf8");
+  const bytes = decodeGoBase64(value.replace(/\s+/g, ""));
+  if (bytes === undefined) throw new InputError(`${where}: invalid base64`);
+  return Buffer.from(bytes).toString("utf8");
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {

@@ -9,13 +9,8 @@
 
 import { createHmac } from "node:crypto";
 import { Buffer } from "node:buffer";
+import { base64Url } from "./base64.ts";
 import { constantTimeEqual } from "./token.ts";
-
-/** Base64url without padding (RFC 7515 section 2). */
-export function base64Url(data: Uint8Array | string): string {
-  const buf = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
-  return buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
-}
 
 /** The protected header cluster-bootstrap signs with (keys in this order, no spaces). */
 export function jwsHeader(tokenId: string): string {

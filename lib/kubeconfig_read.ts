@@ -5,8 +5,8 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { isScalar, parseDocument, visit } from "yaml";
+import { decodeGoBase64 } from "./base64.ts";
 import { InputError } from "./errors.ts";
 import { isObject } from "./manifest.ts";
 
@@ -87,10 +87,11 @@ export function parseKubeconfig(text: string, source: string): ParsedKubeconfig 
       throw fail(source, `clusters[${i}].cluster.server is not a string`);
     }
     const ca = c["certificate-authority-data"] ?? "";
-    if (typeof ca !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(ca) || ca.length % 4 !== 0) {
+    const caData = typeof ca === "string" ? decodeGoBase64(ca) : undefined;
+    if (caData === undefined) {
       throw fail(source, `clusters[${i}].cluster.certificate-authority-data is not base64`);
     }
-    return { name, server, caData: new Uint8Array(Buffer.from(ca, "base64")) };
+    return { name, server, caData };
   });
   const contextClusters = new Map<string, string>();
   list("contexts").forEach((entry, i) => {

@@ -7,6 +7,7 @@
  */
 
 import { Buffer } from "node:buffer";
+import { decodeGoBase64 } from "./base64.ts";
 import { InputError } from "./errors.ts";
 
 /** A Secret reduced to what bootstrap-token logic reads. */
@@ -51,8 +52,6 @@ export function describeObject(obj: unknown): string {
   return ns === "" ? `${kind} ${JSON.stringify(name)}` : `${kind} ${ns}/${name}`;
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /**
  * Decodes base64 the way Go's `encoding/json` does for `[]byte`: standard
  * alphabet, padding required, CR and LF ignored; anything else is refused.
@@ -64,9 +63,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * ```
  */
 export function decodeBase64Strict(text: string): string | undefined {
-  const clean = text.replace(/[\r\n]/g, "");
-  if (!BASE64.test(clean)) return undefined;
-  return Buffer.from(clean, "base64").toString("utf8");
+  const bytes = decodeGoBase64(text);
+  return bytes && Buffer.from(bytes).toString("utf8");
 }
 
 /**
