@@ -23,7 +23,7 @@ export const command: Command = {
 
 data.kubeconfig is kept byte for byte. Every jws-kubeconfig-* key is dropped
 and one is written for each signing token among the --secrets: a
-bootstrap-token Secret in kube-system, named bootstrap-token-<token-id>, with a
+bootstrap-token Secret in kube-system (or with no namespace), named bootstrap-token-<token-id>, with a
 token-secret, usage-bootstrap-signing "true", not expired at --now (first one
 wins for a duplicate ID). So missing signatures are added, wrong ones
 replaced, and those of tokens gone, expired or not for signing removed. Other

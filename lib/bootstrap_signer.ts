@@ -33,8 +33,9 @@ const NAME = /^bootstrap-token-([a-z0-9]{6})$/;
 
 /**
  * `validateSecretForSigning` plus the controller's informer filter (type
- * `bootstrap.kubernetes.io/token`, namespace `kube-system`): the ID and
- * secret when `secret` signs at `now`, else the reason it does not.
+ * `bootstrap.kubernetes.io/token`, namespace `kube-system`; a Secret with no
+ * namespace counts as kube-system, as in the other token commands): the ID
+ * and secret when `secret` signs at `now`, else the reason it does not.
  *
  * @example
  * ```ts
@@ -45,7 +46,10 @@ export function signingTokenOf(
   secret: DecodedSecret,
   now: Date,
 ): SigningToken | { reason: string } {
-  if (secret.namespace !== TOKEN_NAMESPACE) return { reason: "not in namespace kube-system" };
+  // No namespace counts as kube-system, as in `token list` and `token check`.
+  if (secret.namespace !== TOKEN_NAMESPACE && secret.namespace !== "") {
+    return { reason: "not in namespace kube-system" };
+  }
   if (secret.type !== SECRET_TYPE) return { reason: `type is not ${SECRET_TYPE}` };
   const m = NAME.exec(secret.name);
   if (!m) return { reason: "name is not bootstrap-token-<token-id>" };

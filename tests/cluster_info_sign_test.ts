@@ -103,6 +103,7 @@ Deno.test("signingTokenOf() applies validateSecretForSigning and the informer fi
     ["no secret", secret("abc123", ""), /no token-secret/],
     ["no id", secret("", "s", {}, "bootstrap-token-abc123"), /no token-id/],
     ["other namespace", { ...secret("abc123", "s"), namespace: "default" }, /kube-system/],
+    ["no namespace (kube-system)", { ...secret("abc123", "s"), namespace: "" }, undefined],
     ["other type", { ...secret("abc123", "s"), type: "Opaque" }, /type/],
   ];
   for (const [name, s, reason] of cases) {
