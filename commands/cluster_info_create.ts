@@ -58,9 +58,8 @@ holding the server and the CA bundle (certificate-authority-data), no users,
 no contexts, serialised as client-go writes it. One jws-kubeconfig-<id> key is
 added per token the bootstrapsigner controller would sign with: every --token,
 and each bootstrap-token Secret in --secrets that is in kube-system (or has no
-namespace), named
-bootstrap-token-<token-id>, has a token-secret, usage-bootstrap-signing "true"
-and has not expired at --now. Skipped Secrets are named on stderr with the
+namespace), named bootstrap-token-<token-id>, has a token-secret,
+usage-bootstrap-signing "true" and has not expired at --now. Skipped Secrets are named on stderr with the
 reason (never a secret value).
 
 Usage:
