@@ -78,7 +78,7 @@ ${EXIT_CODES}
 
 Examples:
   joinkit cluster-info verify ci.yaml --token abcdef.0123456789abcdef \\
-    --ca-cert-hash sha256:$(joinkit ca hash pki/ca.crt | cut -d: -f2)
+    --ca-cert-hash "$(joinkit ca hash pki/ca.crt)"
   kubectl -n kube-public get cm cluster-info -o yaml |
     joinkit cluster-info verify - --token "$TOKEN" --ca-cert-hash "$HASH"
 `,
