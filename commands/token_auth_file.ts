@@ -7,6 +7,7 @@
 
 import { UsageError } from "../lib/errors.ts";
 import { cryptoRandom } from "../lib/random.ts";
+import { BOOTSTRAP_DEFAULT_GROUP } from "../lib/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagString } from "./_flags.ts";
 
@@ -59,7 +60,7 @@ Examples:
     if (user === "") throw new UsageError("--user must not be empty");
     const uid = field(flagString(ctx.flags, "uid") ?? "10001", "uid");
     let groups = flagList(ctx.flags, "groups", true).filter((g) => g !== "");
-    if (flagList(ctx.flags, "groups").length === 0) groups = ["system:bootstrappers"];
+    if (flagList(ctx.flags, "groups").length === 0) groups = [BOOTSTRAP_DEFAULT_GROUP];
     for (const g of groups) field(g, "groups");
     const token = Array.from(cryptoRandom(16), (b) => b.toString(16).padStart(2, "0")).join("");
     const groupField = groups.length ? `,"${groups.join(",")}"` : "";

@@ -11,6 +11,7 @@ import { InputError } from "./errors.ts";
 import { type DecodedSecret, getData } from "./secret.ts";
 import { formatRfc3339, tryParseRfc3339 } from "./time.ts";
 import {
+  BOOTSTRAP_DEFAULT_GROUP,
   goQuote,
   KEYS,
   newBootstrapTokenString,
@@ -179,7 +180,7 @@ export function getExpiration(
  * ```
  */
 export function getGroups(secret: DecodedSecret): string[] {
-  const groups = new Set(["system:bootstrappers"]);
+  const groups = new Set([BOOTSTRAP_DEFAULT_GROUP]);
   const extra = getData(secret, KEYS.extraGroups);
   if (extra !== "") {
     for (const group of extra.split(",")) {

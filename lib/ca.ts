@@ -35,9 +35,6 @@ export const CA_BACKDATE_MS = 5 * 60 * 1000;
 /** kubeadm's default CA lifetime, `CACertificateValidityPeriod` (87600h, 10×365 days). */
 export const DEFAULT_CA_VALIDITY_MS = 87600 * 3600 * 1000;
 
-/** kubeadm's CA common name. */
-export const DEFAULT_CA_CN = "kubernetes";
-
 /** What {@link createCa} needs. */
 export interface CaOptions {
   /** Subject CN (kubeadm: `kubernetes`). */

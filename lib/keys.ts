@@ -38,11 +38,6 @@ export const KEY_TYPES: readonly KeyType[] = [
 /** kubeadm's default key type (`EncryptionAlgorithm: RSA-2048`). */
 export const DEFAULT_KEY_TYPE: KeyType = "rsa-2048";
 
-/** Whether `s` names a {@link KeyType}. */
-export function isKeyType(s: string): s is KeyType {
-  return (KEY_TYPES as readonly string[]).includes(s);
-}
-
 const RSA_EXPONENT = new Uint8Array([1, 0, 1]);
 
 /** The WebCrypto key-generation parameters for a key type. */
