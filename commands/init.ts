@@ -92,8 +92,7 @@ Examples:
     expectArgs(ctx, 0, 0, "");
     const log = (line: string) => ctx.stderr(`[bootstrap-token] ${line}`);
     const server = parseServerUrl(requireString(ctx.flags, "server"));
-    const caInput = readInput(requireString(ctx.flags, "ca"));
-    const ca = caBundle(caInput.text, caInput.name);
+    const caFile = requireString(ctx.flags, "ca");
     const ttlText = flagString(ctx.flags, "ttl");
     const ttlMs = ttlText === undefined ? undefined : parseTtlFlag(ttlText);
     const description = flagString(ctx.flags, "description") ?? INIT_DESCRIPTION;
@@ -108,6 +107,8 @@ Examples:
       tokens.push(t);
     }
     if (tokens.length === 0) tokens.push(newBootstrapTokenString(generateToken()));
+    const caInput = readInput(caFile);
+    const ca = caBundle(caInput.text, caInput.name);
     const first = tokens[0]!;
     const firstToken = `${first.id}.${first.secret}`;
 

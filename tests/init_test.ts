@@ -257,6 +257,8 @@ Deno.test("CLI init rejects bad input", async () => {
       /invalid argument "soon" for "--ttl" flag/,
     ],
     [["--server", SERVER, "--ca", CA, "--token", T1, "--token", T1], 2, /given twice/],
+    // Flags are judged before --ca is read: a usage error wins over a missing file.
+    [["--server", SERVER, "--ca", "missing.crt", "--ttl", "soon"], 2, /for "--ttl" flag/],
   ];
   for (const [args, code, re] of cases) {
     const r = await runCli(["init", ...args, ...NOW]);
