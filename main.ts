@@ -152,6 +152,10 @@ function describeArgError(e: unknown): string {
   if (missing) return `flag ${missing[2]} needs a value`;
   const notValue = /Option '(-\w, )?(--[\w-]+)[^']*' does not take an argument/.exec(msg);
   if (notValue) return `flag ${notValue[2]} takes no value`;
+  const ambiguous = /Option '(-\w, )?(--[\w-]+)[^']*' argument is ambiguous/.exec(msg);
+  if (ambiguous) {
+    return `flag ${ambiguous[2]} value starts with "-": write ${ambiguous[2]}=<value>`;
+  }
   const positional = /Unexpected argument '([^']+)'/.exec(msg);
   if (positional) return `unexpected argument ${JSON.stringify(positional[1])}`;
   return msg;

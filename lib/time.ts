@@ -58,6 +58,9 @@ export function parseRfc3339(text: string, what = "time"): Date {
 
 /**
  * Formats a date as Go's `time.RFC3339` does for a UTC time: whole seconds, `Z`.
+ * Years past 9999 are written as Go writes them (`10292-04-09T23:00:00Z`,
+ * not JavaScript's `+010292-…`); a date beyond JavaScript's range is an
+ * {@link InputError}, not a `RangeError`.
  *
  * @example
  * ```ts
@@ -65,5 +68,10 @@ export function parseRfc3339(text: string, what = "time"): Date {
  * ```
  */
 export function formatRfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+  if (Number.isNaN(date.getTime())) throw new InputError("time out of range");
+  const iso = date.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const m = /^([+-])(\d{6})(-.*)$/.exec(iso);
+  if (!m) return iso;
+  const year = Number(m[2]);
+  return `${m[1] === "-" ? "-" + String(year).padStart(4, "0") : String(year)}${m[3]}`;
 }

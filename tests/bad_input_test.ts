@@ -144,6 +144,18 @@ const CASES: Case[] = [
     names: "1x",
   },
   {
+    name: "token create negative --ttl as a separate word",
+    args: ["token", "create", "--ttl", "-1h", ...NOW],
+    code: 2,
+    err: /flag --ttl value starts with "-": write --ttl=<value>/,
+  },
+  {
+    name: "token create negative --ttl",
+    args: ["token", "create", "--ttl=-1h", ...NOW],
+    code: 2,
+    names: "-1h",
+  },
+  {
     name: "token create --ttl with --expires",
     args: ["token", "create", "--ttl", "1h", "--expires", FIXTURE_NOW, ...NOW],
     code: 2,

@@ -172,3 +172,13 @@ Deno.test("parseDuration() and messages stay bounded on huge values", () => {
   );
   refuses(() => parseDuration("1h".repeat(500_000) + "x"), /^invalid duration /);
 });
+
+Deno.test("formatRfc3339() writes years past 9999 as Go does and refuses an out-of-range date", async () => {
+  const { formatRfc3339 } = await import("../lib/time.ts");
+  assert.equal(formatRfc3339(new Date(Date.UTC(10292, 3, 9, 23))), "10292-04-09T23:00:00Z");
+  assert.equal(formatRfc3339(new Date(Date.UTC(9999, 11, 31, 23, 59, 59))), "9999-12-31T23:59:59Z");
+  assert.throws(
+    () => formatRfc3339(new Date(8.64e15 + 1)),
+    (e: unknown) => e instanceof InputError,
+  );
+});
