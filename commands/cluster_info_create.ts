@@ -20,13 +20,18 @@ import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList, requireString } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";
 
-/** Reads `--token` values and `--secrets` files into the tokens that sign at `ctx.now`. */
-export function signingTokensFromFlags(ctx: Context): SigningToken[] {
+/** The `--token` values (malformed ones are usage errors); a repeated ID keeps the first. */
+function tokensFromFlags(ctx: Context): SigningToken[] {
   const tokens: SigningToken[] = [];
   for (const t of flagList(ctx.flags, "token")) {
     const token = parseToken(t);
     if (!tokens.some((x) => x.id === token.id)) tokens.push(token);
   }
+  return tokens;
+}
+
+/** Adds to `tokens` those of the `--secrets` files that sign at `ctx.now`. */
+function addTokensFromSecrets(ctx: Context, tokens: SigningToken[]): SigningToken[] {
   const secrets = readInputs(flagList(ctx.flags, "secrets")).flatMap((input) =>
     secretsIn(parseManifests(input.text, input.name), input.name)
   );
@@ -84,10 +89,11 @@ Examples:
     expectArgs(ctx, 0, 0, "");
     const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
     const server = parseServerUrl(requireString(ctx.flags, "server"));
+    const given = tokensFromFlags(ctx);
     const caInput = readInput(requireString(ctx.flags, "ca"));
     const ca = caBundle(caInput.text, caInput.name);
     const kubeconfig = kubeconfigYaml(clusterInfoKubeconfig(server.url, ca.pem));
-    const tokens = signingTokensFromFlags(ctx);
+    const tokens = addTokensFromSecrets(ctx, given);
     const signed = signClusterInfoData({ [KUBECONFIG_KEY]: kubeconfig }, tokens);
     if (tokens.length === 0) {
       ctx.stderr("[bootstrap-signer] no signing token: cluster-info has no JWS signature");

@@ -225,6 +225,12 @@ Deno.test("CLI cluster-info create rejects bad --server, CA files and tokens", a
         /invalid --token/,
       ],
       [["--ca", CA], 2, /missing required flag --server/],
+      // Flags are judged before --ca is read: a usage error wins over a missing file.
+      [
+        ["--server", "https://10.0.0.1:6443", "--ca", "missing.crt", "--token", "nope"],
+        2,
+        /invalid --token/,
+      ],
     ];
     for (const [args, code, re] of cases) {
       const r = await runCli([...base, ...args]);
