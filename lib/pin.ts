@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { certificateParts, tlvBytes } from "./der.ts";
 import { CheckError, InputError } from "./errors.ts";
+import { goQuote } from "./token.ts";
 
 /** The only pin format kubeadm knows. */
 export const SUPPORTED_FORMATS = "sha256";
@@ -52,17 +53,12 @@ export function sha256Hex(data: Uint8Array): string {
  * ```
  */
 export function caCertHash(certDer: Uint8Array): string {
-  return "sha256:" + sha256Hex(spkiOf(certDer));
+  return spkiHash(spkiOf(certDer));
 }
 
 /** The pin of a DER SubjectPublicKeyInfo (same value as {@link caCertHash} of its certificate). */
 export function spkiHash(spki: Uint8Array): string {
   return "sha256:" + sha256Hex(spki);
-}
-
-/** Go's `%q` for the plain strings these errors quote. */
-function goQuote(s: string): string {
-  return JSON.stringify(s);
 }
 
 /** Go's `%#U` of one byte treated as a rune, as in `encoding/hex.InvalidByteError`. */

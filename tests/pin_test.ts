@@ -69,6 +69,8 @@ const ALLOW_ERRORS: [string, string][] = [
   ],
   ["md5:abcd", `unknown hash format "md5". Known format(s) are: sha256`],
   ["SHA1:abcd", `unknown hash format "sha1". Known format(s) are: sha256`],
+  // Go's %q: control characters as \x01, not JSON's \u0001.
+  ["md\x015:abcd", `unknown hash format "md\\x015". Known format(s) are: sha256`],
   ["sha256:abcd", `invalid hash "sha256:abcd", expected a 32 byte SHA-256 hash, found 2 bytes`],
   [
     "sha256:" + "g".repeat(64),
