@@ -70,6 +70,7 @@ function decodeBase64Field(value: unknown, where: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
+// Not manifest.ts's isObject: that module loads YAML, which PEM and DER input must not.
 function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v)
     ? v as Record<string, unknown>

@@ -9,6 +9,7 @@
 import { Buffer } from "node:buffer";
 import { decodeGoBase64 } from "./base64.ts";
 import { InputError } from "./errors.ts";
+import { isObject } from "./manifest.ts";
 
 /** A Secret reduced to what bootstrap-token logic reads. */
 export interface DecodedSecret {
@@ -22,10 +23,6 @@ export interface DecodedSecret {
   data: Record<string, string>;
   /** `metadata.deletionTimestamp`, when set. */
   deletionTimestamp?: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether `obj` is a Secret (`kind: Secret`); other objects are not decoded. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { toYaml } from "./manifest.ts";
+import { isObject, toYaml } from "./manifest.ts";
 
 // Starts with a letter and has no YAML indicator: always plain, never a number.
 const SAFE = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;
@@ -40,10 +40,6 @@ class ScalarCache {
   }
 }
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 // Sorted, checked key lists by the maps' own key order: Secrets share a few shapes.
 const keyCache = new Map<string, string[] | null>();
 
@@ -71,7 +67,7 @@ function emitMap(map: Record<string, unknown>, indent: string, cache: ScalarCach
       const text = cache.render(value);
       if (text === null) return null;
       out += indent + key + ": " + text + "\n";
-    } else if (isMap(value)) {
+    } else if (isObject(value)) {
       const inner = emitMap(value, indent + "  ", cache);
       if (inner === null) return null;
       out += indent + key + ":\n" + inner;
@@ -96,7 +92,7 @@ export function renderYamlStream(objects: readonly unknown[]): string {
   let out = "";
   for (let i = 0; i < objects.length; i++) {
     const obj = objects[i];
-    const text = isMap(obj) ? emitMap(obj, "", cache) : null;
+    const text = isObject(obj) ? emitMap(obj, "", cache) : null;
     out += (i > 0 ? "---\n" : "") + (text ?? toYaml(obj));
   }
   return out;
