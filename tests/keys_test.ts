@@ -152,7 +152,7 @@ Deno.test(
   ),
 );
 
-Deno.test("lib/keys.ts works the same on Node 20 (bundled with esbuild)", () => {
+Deno.test("exportPrivateKeyPem() and importPrivateKeyPem() work the same on Node 20 (bundled with esbuild)", () => {
   const { dir, cleanup } = tempDir();
   try {
     const driver = path.join(dir, "driver.ts");

@@ -44,7 +44,7 @@ Deno.test("spkiOf() returns the RSA SubjectPublicKeyInfo (SEQUENCE, rsaEncryptio
   assert.ok(Buffer.from(spki).includes(Buffer.from("2a864886f70d010101", "hex")));
 });
 
-Deno.test("PinSet follows upstream TestSet step by step", () => {
+Deno.test("PinSet.allow() and PinSet.checkAny() follow upstream TestSet step by step", () => {
   const s = new PinSet();
   assert.equal(s.isEmpty(), true);
   assert.throws(() => s.allow("xyz"), InputError);
