@@ -11,6 +11,7 @@ import { type Cert, parseCertificateFrom } from "../lib/cert_info.ts";
 import { verifyCertificate, type VerifyReport } from "../lib/cert_verify.ts";
 import { InputError, UsageError } from "../lib/errors.ts";
 import { decodePem } from "../lib/pem.ts";
+import { mapOrdered } from "../lib/sign_batch.ts";
 import { signerValidator } from "../lib/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagString, requireString } from "./_flags.ts";
@@ -96,21 +97,25 @@ Examples:
     let flagKey: { spki: Uint8Array; source: string } | undefined;
     if (keyPath !== undefined) flagKey = await loadKeySpki(readInput(keyPath));
 
-    const reports: VerifyReport[] = [];
-    for (const input of readInputs(ctx.args)) {
-      for (const item of await certsOf(input)) {
-        const key = flagKey ?? item.key;
-        reports.push(
-          await verifyCertificate(item.leaf, item.intermediates, item.source, {
-            cas,
-            signerName,
-            node,
-            key,
-            at,
-          }),
-        );
-      }
-    }
+    const items: Item[] = [];
+    for (const input of readInputs(ctx.args)) items.push(...await certsOf(input));
+    // Several in flight: WebCrypto checks signatures off the main thread meanwhile.
+    const settled = await mapOrdered(
+      items,
+      32,
+      (item) =>
+        verifyCertificate(item.leaf, item.intermediates, item.source, {
+          cas,
+          signerName,
+          node,
+          key: flagKey ?? item.key,
+          at,
+        }),
+    );
+    const reports: VerifyReport[] = settled.map((r) => {
+      if (r.status === "rejected") throw r.reason;
+      return r.value;
+    });
     if (format === "json") {
       const { toJson } = await import("../lib/manifest.ts");
       ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));

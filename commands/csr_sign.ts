@@ -8,11 +8,14 @@ import { parseDuration } from "../lib/duration.ts";
 import { InputError, JoinkitError, UsageError } from "../lib/errors.ts";
 import type { KubeObject } from "../lib/manifest.ts";
 import { decodePem } from "../lib/pem.ts";
-import { signObject, type SignOptions, signPemCsr } from "../lib/sign_batch.ts";
+import { mapOrdered, signObject, type SignOptions, signPemCsr } from "../lib/sign_batch.ts";
 import { DEFAULT_SIGNING_DURATION_MS, loadSigningCa, signerValidator } from "../lib/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, flagString, requireString } from "./_flags.ts";
 import { readInput, writeFilesAtomic } from "./_io.ts";
+
+/** CSRs in flight at once: WebCrypto signs and verifies off the main thread meanwhile. */
+const BATCH = 32;
 
 export const command: Command = {
   name: "csr sign",
@@ -123,13 +126,15 @@ Examples:
         return 0;
       }
       const pems: string[] = [];
-      for (let i = 0; i < blocks.length; i++) {
-        try {
-          pems.push(await signPemCsr(blocks[i]!.der, `${input.name}[${i}]`, opts));
-        } catch (e) {
-          if (!(e instanceof JoinkitError)) throw e;
-          report(e);
-        }
+      const results = await mapOrdered(
+        blocks,
+        BATCH,
+        (b, i) => signPemCsr(b.der, `${input.name}[${i}]`, opts),
+      );
+      for (const r of results) {
+        if (r.status === "fulfilled") pems.push(r.value);
+        else if (r.reason instanceof JoinkitError) report(r.reason);
+        else throw r.reason;
       }
       if (pems.length) emit(pems.join(""));
       return code;
@@ -155,9 +160,15 @@ Examples:
     const out: KubeObject[] = [];
     const pems: string[] = [];
     let unapproved = 0;
-    for (let i = 0; i < objects.length; i++) {
-      const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
-      const r = await signObject(objects[i]!, where, opts);
+    const results = await mapOrdered(
+      objects,
+      BATCH,
+      (obj, i) =>
+        signObject(obj, objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name, opts),
+    );
+    for (const settled of results) {
+      if (settled.status === "rejected") throw settled.reason;
+      const r = settled.value;
       out.push(r.obj);
       if (r.error) report(r.error);
       if (r.certPem) pems.push(r.certPem);

@@ -58,6 +58,8 @@ export interface Csr {
   sans: Sans;
   /** Every requested extension. */
   extensions: Extension[];
+  /** The parsed SubjectPublicKeyInfo (spares the signer a parse). */
+  spkiAsn?: asn1X509.SubjectPublicKeyInfo;
 }
 
 /** Go's `ParseCSR` message for anything that is not a PEM CSR. */
@@ -96,6 +98,7 @@ export function parseCsrDer(der: Uint8Array): Csr {
       ),
       sans: sanExt ? parseSans(sanExt.value) : emptySans(),
       extensions,
+      spkiAsn: info.subjectPKInfo,
     };
   } catch (e) {
     if (e instanceof InputError) throw new InputError(`x509: ${e.message}`);
@@ -164,17 +167,19 @@ export async function createCsr(
   spki: Uint8Array,
   t: CsrTemplate,
 ): Promise<Uint8Array> {
-  const name = goName({
+  const name = new x509.Name(goName({
     ...emptyName(),
     organization: t.organization,
     commonName: t.commonName,
-  });
+  }));
   const sans: Sans = { ...emptySans(), dns: t.dns ?? [], ips: t.ips ?? [] };
   const req = await x509.Pkcs10CertificateRequestGenerator.create({
     name,
     keys: { privateKey, publicKey: await publicCryptoKey(privateKey, spki) },
     signingAlgorithm: signingAlgorithm(privateKey),
-    extensions: sansEmpty(sans) ? [] : [sanExtension(sans, false)],
+    extensions: sansEmpty(sans)
+      ? []
+      : [new x509.Extension(AsnConvert.serialize(sanExtension(sans, false)))],
   });
   return new Uint8Array(req.rawData);
 }

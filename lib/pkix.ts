@@ -7,12 +7,11 @@
  * @module
  */
 
-import { AsnConvert } from "@peculiar/asn1-schema";
+import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { isIPv4, isIPv6 } from "node:net";
 import { InputError } from "./errors.ts";
-import { x509 } from "./x509.ts";
 
 export * from "./pkix_name.ts";
 export * from "./pkix_key.ts";
@@ -115,7 +114,7 @@ export function parseSans(value: Uint8Array): Sans {
  * The subjectAltName extension for `s` as Go's `marshalSANs` writes it: DNS,
  * email, IP (IPv4 as 4 bytes), URI.
  */
-export function sanExtension(s: Sans, critical: boolean): x509.Extension {
+export function sanExtension(s: Sans, critical: boolean): asn1X509.Extension {
   const names: asn1X509.GeneralName[] = [];
   for (const d of s.dns) names.push(new asn1X509.GeneralName({ dNSName: d }));
   for (const e of s.emails) names.push(new asn1X509.GeneralName({ rfc822Name: e }));
@@ -127,8 +126,16 @@ export function sanExtension(s: Sans, critical: boolean): x509.Extension {
   for (const u of s.uris) {
     names.push(new asn1X509.GeneralName({ uniformResourceIdentifier: u }));
   }
-  const value = AsnConvert.serialize(new asn1X509.SubjectAlternativeName(names));
-  return new x509.Extension(EXT.subjectAltName, critical, value);
+  return extension(EXT.subjectAltName, critical, new asn1X509.SubjectAlternativeName(names));
+}
+
+/** One extension whose value is the DER of the ASN.1 object `value`. */
+export function extension(oid: string, critical: boolean, value: object): asn1X509.Extension {
+  return new asn1X509.Extension({
+    extnID: oid,
+    critical,
+    extnValue: new OctetString(AsnConvert.serialize(value)),
+  });
 }
 
 /** Well-known extension OIDs. */

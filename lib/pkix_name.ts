@@ -143,7 +143,7 @@ function isPrintable(s: string): boolean {
  * PrintableString when it can be, else a UTF8String; other attributes are
  * dropped.
  */
-export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): x509.Name {
+export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): asn1X509.Name {
   const asn = new asn1X509.Name();
   const add = (values: string[], type: string) => {
     if (values.length === 0) return;
@@ -155,9 +155,12 @@ export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): x509.Name {
         ),
       })
     );
-    const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
-    keyed.sort((x, y) => Buffer.compare(x.der, y.der));
-    asn.push(new asn1X509.RelativeDistinguishedName(keyed.map((k) => k.a)));
+    if (atvs.length > 1) {
+      const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
+      keyed.sort((x, y) => Buffer.compare(x.der, y.der));
+      atvs.splice(0, atvs.length, ...keyed.map((k) => k.a));
+    }
+    asn.push(new asn1X509.RelativeDistinguishedName(atvs));
   };
   add(n.country, NAME_OIDS.country);
   add(n.province, NAME_OIDS.province);
@@ -168,7 +171,7 @@ export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): x509.Name {
   add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
   if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
   if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
-  return new x509.Name(asn);
+  return asn;
 }
 
 /** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */

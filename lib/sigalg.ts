@@ -89,7 +89,9 @@ function importVerifyKey(spki: Uint8Array, params: Algorithm): Promise<CryptoKey
   const cacheKey = `${JSON.stringify(params)}|${Buffer.from(spki).toString("base64")}`;
   let p = keyCache.get(cacheKey);
   if (!p) {
-    p = new x509.PublicKey(spki as BufferSource).export(params, ["verify"]);
+    p = globalThis.crypto.subtle.importKey("spki", spki as BufferSource, params, false, [
+      "verify",
+    ]);
     if (keyCache.size > 64) keyCache.clear();
     keyCache.set(cacheKey, p);
   }

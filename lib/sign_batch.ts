@@ -155,3 +155,30 @@ export async function signPemCsr(der: Uint8Array, where: string, o: SignOptions)
     throw prefixed(e, where);
   }
 }
+
+/**
+ * Maps `items` through the async `fn` with at most `limit` calls in flight,
+ * resolving to the settled results in input order. Lets WebCrypto's
+ * signing and verifying (off the main thread) overlap the parsing of the
+ * next items.
+ */
+export async function mapOrdered<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = { status: "fulfilled", value: await fn(items[i]!, i) };
+      } catch (reason) {
+        out[i] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

@@ -5,7 +5,8 @@
  * expiry truncation, usages → KU/EKU, CA bit false, CSR extensions dropped)
  * and `CertificateAuthority.Sign` (CSR signature check, random 128-bit
  * serial, subject and SANs copied). Certificates are made with
- * `@peculiar/x509`'s `X509CertificateGenerator` and signed with WebCrypto.
+ * `@peculiar/x509`'s ASN.1 schema and algorithm provider and signed with
+ * WebCrypto.
  *
  * @module
  */
@@ -24,7 +25,9 @@ import type { Cert } from "./cert_info.ts";
 import { checkCsrSignature, type Csr } from "./csr.ts";
 import { CheckError, InputError } from "./errors.ts";
 import { cryptoRandom, type RandomBytes } from "./random.ts";
-import { goName, hex, sanExtension, sansEmpty } from "./pkix.ts";
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
+import { EXT, extension, goName, sanExtension, sansEmpty } from "./pkix.ts";
 import { signingAlgorithm } from "./sigalg.ts";
 import { ekuOid, keyUsagesFromStrings } from "./usages.ts";
 import { x509 } from "./x509.ts";
@@ -122,29 +125,88 @@ export function policyWindow(
 export interface SigningCa {
   cert: Cert;
   key: CryptoKey;
-  algorithm: Algorithm & { hash?: string };
+  /** The WebCrypto signing algorithm (with the curve for ECDSA). */
+  algorithm: Algorithm & { hash?: string; namedCurve?: string };
+  /** The signature AlgorithmIdentifier, as the library encodes it. */
+  algorithmId: asn1X509.AlgorithmIdentifier;
   /** The CA's subject, the issuer of what it signs. */
-  issuer: x509.Name;
+  issuer: asn1X509.Name;
+  /** The authorityKeyIdentifier extension (from the CA's SKI), if it has one. */
+  aki: asn1X509.Extension | undefined;
 }
 
 /** Wraps a CA certificate and its WebCrypto private key. */
 export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
-  let algorithm;
+  let algorithm: SigningCa["algorithm"];
   try {
-    algorithm = signingAlgorithm(privateKey);
+    const curve = (privateKey.algorithm as KeyAlgorithm & { namedCurve?: string }).namedCurve;
+    algorithm = { ...signingAlgorithm(privateKey), ...curve ? { namedCurve: curve } : {} };
   } catch (e) {
     throw new InputError((e as Error).message);
   }
+  const ski = cert.subjectKeyId;
+  const algorithmId = new x509.AlgorithmProvider().toAsnAlgorithm(algorithm);
   return {
     cert,
     key: privateKey,
     algorithm,
-    issuer: new x509.Name(cert.subjectDer as BufferSource),
+    algorithmId,
+    issuer: AsnConvert.parse(cert.subjectDer as BufferSource, asn1X509.Name),
+    aki: ski && ski.length
+      ? extension(
+        EXT.authorityKeyId,
+        false,
+        new asn1X509.AuthorityKeyIdentifier({
+          keyIdentifier: new asn1X509.KeyIdentifier(ski as BufferSource),
+        }),
+      )
+      : undefined,
   };
 }
 
 /** Whole seconds: X.509 times carry no fraction (Go truncates). */
 const wholeSeconds = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
+
+const BASIC_CONSTRAINTS = extension(
+  EXT.basicConstraints,
+  true,
+  new asn1X509.BasicConstraints({ cA: false }),
+);
+
+const usageCache = new Map<string, asn1X509.Extension[]>();
+
+/** The key-usage and EKU extensions for usage strings (cached: a batch repeats them). */
+function usageExtensions(usages: readonly string[]): asn1X509.Extension[] {
+  const k = usages.join("\n");
+  let exts = usageCache.get(k);
+  if (!exts) {
+    const { keyUsage, extKeyUsage } = keyUsagesFromStrings(usages);
+    exts = [];
+    if (keyUsage !== 0) exts.push(extension(EXT.keyUsage, true, new asn1X509.KeyUsage(keyUsage)));
+    if (extKeyUsage.length) {
+      exts.push(
+        extension(
+          EXT.extKeyUsage,
+          false,
+          new asn1X509.ExtendedKeyUsage(extKeyUsage.map(ekuOid)),
+        ),
+      );
+    }
+    if (usageCache.size > 64) usageCache.clear();
+    usageCache.set(k, exts);
+  }
+  return exts;
+}
+
+/** A random serial as Go's positive `big.Int` encodes: no leading zero bytes, a sign byte if needed. */
+function positiveInteger(b: Uint8Array): ArrayBuffer {
+  let i = 0;
+  while (i < b.length - 1 && b[i] === 0) i++;
+  const m = b.subarray(i);
+  const out = new Uint8Array(m.length + (m[0]! & 0x80 ? 1 : 0));
+  out.set(m, out.length - m.length);
+  return out.buffer;
+}
 
 /** One signing request. */
 export interface SignRequest {
@@ -171,46 +233,43 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
     const bad = await checkCsrSignature(csr);
     if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
   }
-  const { keyUsage, extKeyUsage } = keyUsagesFromStrings(req.usages);
+  const usageExts = usageExtensions(req.usages);
   const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
   const serial = (req.random ?? cryptoRandom)(16);
-  const extensions: x509.Extension[] = [];
-  if (keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
-  if (extKeyUsage.length) {
-    extensions.push(new x509.ExtendedKeyUsageExtension(extKeyUsage.map(ekuOid), false));
-  }
-  extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
-  if (ca.cert.subjectKeyId && ca.cert.subjectKeyId.length) {
-    extensions.push(new x509.AuthorityKeyIdentifierExtension(hex(ca.cert.subjectKeyId), false));
-  }
+  const extensions = [...usageExts, BASIC_CONSTRAINTS];
+  if (ca.aki) extensions.push(ca.aki);
   const subject = goName(csr.subject);
-  if (!sansEmpty(csr.sans)) {
-    const subjectEmpty = subject.toArrayBuffer().byteLength === 2;
-    extensions.push(sanExtension(csr.sans, subjectEmpty));
-  }
+  if (!sansEmpty(csr.sans)) extensions.push(sanExtension(csr.sans, subject.length === 0));
   try {
-    const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serialHex(serial),
-      subject,
+    const tbs = new asn1X509.TBSCertificate({
+      version: asn1X509.Version.v3,
+      serialNumber: positiveInteger(serial),
+      signature: ca.algorithmId,
       issuer: ca.issuer,
-      notBefore: wholeSeconds(notBefore),
-      notAfter: wholeSeconds(notAfter),
-      publicKey: csr.key.spki as BufferSource,
-      signingKey: ca.key,
-      signingAlgorithm: ca.algorithm,
-      extensions,
+      validity: new asn1X509.Validity({
+        notBefore: wholeSeconds(notBefore),
+        notAfter: wholeSeconds(notAfter),
+      }),
+      subject,
+      subjectPublicKeyInfo: csr.spkiAsn ??
+        AsnConvert.parse(csr.key.spki as BufferSource, asn1X509.SubjectPublicKeyInfo),
+      extensions: new asn1X509.Extensions(extensions),
     });
-    return new Uint8Array(cert.rawData);
+    const tbsDer = AsnConvert.serialize(tbs);
+    const raw = await globalThis.crypto.subtle.sign(ca.algorithm, ca.key, tbsDer);
+    const signatureValue = ca.algorithm.name === "ECDSA"
+      ? new x509.AsnEcSignatureFormatter().toAsnSignature(ca.algorithm, raw)
+      : raw;
+    if (!signatureValue) throw new Error("cannot encode the ECDSA signature");
+    const cert = new asn1X509.Certificate({
+      tbsCertificate: tbs,
+      signatureAlgorithm: ca.algorithmId,
+      signatureValue,
+    });
+    return new Uint8Array(AsnConvert.serialize(cert));
   } catch (e) {
     throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
   }
-}
-
-/** Hex of a random serial as Go's `big.Int` holds it: leading zero bytes dropped, at least "00". */
-function serialHex(b: Uint8Array): string {
-  let i = 0;
-  while (i < b.length - 1 && b[i] === 0) i++;
-  return hex(b.subarray(i));
 }
 
 /**
