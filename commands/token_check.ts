@@ -47,7 +47,7 @@ ${EXIT_CODES}
 
 Examples:
   joinkit token check abcdef.0123456789abcdef --secrets secrets.yaml
-  echo "$TOKEN" | joinkit token check - --secrets examples/tokens/ --now 2026-06-01T00:00:00Z
+  echo abcdef.0123456789abcdef | joinkit token check - --secrets examples/tokens/ --now 2026-01-01T12:00:00Z
 `,
   run(ctx) {
     expectArgs(ctx, 1, 1, "TOKEN");
