@@ -200,7 +200,7 @@ async function complete(file: string, text: string): Promise<boolean> {
 Deno.test("CLI killed with SIGKILL mid-run leaves each file old or new and complete, never partial", async () => {
   const { dir, cleanup } = tempDir();
   const rng = new Rng(fuzzSeed() ^ 0x6b696c6c);
-  const iterations = Number(process.env.JOINKIT_KILL_ITERATIONS ?? 5);
+  const iterations = Number(process.env.JOINKIT_KILL_ITERATIONS ?? 4);
   try {
     const out = path.join(dir, "pki");
     const base = ["ca", "create", "--out-dir", out, ...NOW];

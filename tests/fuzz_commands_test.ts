@@ -93,7 +93,7 @@ Deno.test("CLI token list / token check fuzz (in process): Secret manifests", as
     "list",
     IN,
     ...NOW,
-  ], 250);
+  ], 150);
   await fileTarget("token check", [T["secrets.yaml"]!, json], [
     "token",
     "check",
@@ -101,7 +101,7 @@ Deno.test("CLI token list / token check fuzz (in process): Secret manifests", as
     "--secrets",
     IN,
     ...NOW,
-  ], 200);
+  ], 120);
 });
 
 Deno.test("CLI ca hash / ca pin-check / cert inspect fuzz (in process): certificates", async () => {
@@ -116,14 +116,14 @@ Deno.test("CLI ca hash / ca pin-check / cert inspect fuzz (in process): certific
     T["kubeconfig"]!,
     T["cluster-info.yaml"]!,
   ];
-  await fileTarget("ca hash", samples, ["ca", "hash", IN], 250);
-  await fileTarget("ca pin-check", samples, ["ca", "pin-check", IN, "--ca-cert-hash", F.pin], 150);
+  await fileTarget("ca hash", samples, ["ca", "hash", IN], 150);
+  await fileTarget("ca pin-check", samples, ["ca", "pin-check", IN, "--ca-cert-hash", F.pin], 90);
   await fileTarget("cert inspect", [T["ca.crt"]!, T["node.crt"]! + T["ca.crt"]!], [
     "cert",
     "inspect",
     IN,
     ...NOW,
-  ], 200);
+  ], 120);
 });
 
 Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in process): cluster-info", async () => {
@@ -136,7 +136,7 @@ Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in proces
     FIXTURE_TOKEN,
     "--ca-cert-hash",
     F.pin,
-  ], 250);
+  ], 150);
   await fileTarget("cluster-info sign (cluster-info)", ci, [
     "cluster-info",
     "sign",
@@ -144,7 +144,7 @@ Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in proces
     "--secrets",
     F.secrets,
     ...NOW,
-  ], 150);
+  ], 90);
   await fileTarget("cluster-info sign (secrets)", [T["secrets.yaml"]!], [
     "cluster-info",
     "sign",
@@ -152,7 +152,7 @@ Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in proces
     "--secrets",
     IN,
     ...NOW,
-  ], 150);
+  ], 90);
   await fileTarget(
     "kubeconfig bootstrap --cluster-info",
     ci,
@@ -166,7 +166,7 @@ Deno.test("CLI cluster-info verify / sign / kubeconfig bootstrap fuzz (in proces
       "--ca-cert-hash",
       F.pin,
     ],
-    150,
+    90,
   );
 });
 
@@ -175,7 +175,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "csr inspect",
     [T["node.csr"]!, T["csr.yaml"]!],
     ["csr", "inspect", IN, ...NOW],
-    250,
+    150,
   );
   await fileTarget("csr sign (csr)", [T["node.csr"]!, T["csr.yaml"]!], [
     "csr",
@@ -186,7 +186,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "--ca-key",
     F.caKey,
     ...NOW,
-  ], 200);
+  ], 120);
   await fileTarget("csr sign (ca key)", [T["ca.key"]!], [
     "csr",
     "sign",
@@ -196,7 +196,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "--ca-key",
     IN,
     ...NOW,
-  ], 200);
+  ], 120);
   await fileTarget("csr sign (ca cert)", [T["ca.crt"]!], [
     "csr",
     "sign",
@@ -206,7 +206,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "--ca-key",
     F.caKey,
     ...NOW,
-  ], 150);
+  ], 90);
   await fileTarget("cert verify (cert)", [T["node.crt"]!], [
     "cert",
     "verify",
@@ -218,7 +218,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "--node",
     "worker-1",
     ...NOW,
-  ], 200);
+  ], 120);
   await fileTarget("cert verify (key)", [T["node.key"]!], [
     "cert",
     "verify",
@@ -228,7 +228,7 @@ Deno.test("CLI csr inspect / csr sign / cert verify fuzz (in process): CSRs, CA 
     "--key",
     IN,
     ...NOW,
-  ], 150);
+  ], 90);
 });
 
 Deno.test("CLI flag values fuzz (in process): --server, --ttl, --token, --duration, --now, pins", async () => {
@@ -236,25 +236,25 @@ Deno.test("CLI flag values fuzz (in process): --server, --ttl, --token, --durati
     "init --server",
     [FIXTURE_SERVER, "https://[fd00::1]:6443", "https://cp.example.com:443"],
     (v) => ["init", "--server", v, "--ca", F.caCrt, "--token", FIXTURE_TOKEN, ...NOW],
-    150,
+    90,
   );
   await flagTarget(
     "join-command --server/--certificate-key",
     ["10.0.0.1:6443", "[fd00::1]:6443", "https://cp:6443"],
     (v) => ["join-command", "--server", v, "--token", FIXTURE_TOKEN, "--ca", F.caCrt],
-    200,
+    120,
   );
   await flagTarget(
     "token create --ttl/--groups/--description",
     ["24h", "0", "1h30m"],
     (v) => ["token", "create", FIXTURE_TOKEN, "--ttl", v, "--description", v, ...NOW],
-    200,
+    120,
   );
   await flagTarget(
     "token create TOKEN",
     [FIXTURE_TOKEN, "zzzzzz.zzzzzzzzzzzzzzzz"],
     (v) => ["token", "create", v, "--groups", "system:bootstrappers:" + v.slice(0, 6), ...NOW],
-    200,
+    120,
   );
   await flagTarget(
     "csr sign --duration",
@@ -262,24 +262,24 @@ Deno.test("CLI flag values fuzz (in process): --server, --ttl, --token, --durati
     (
       v,
     ) => ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, "--duration", v, ...NOW],
-    100,
+    60,
   );
   await flagTarget(
     "cert verify --at / --now",
     [FIXTURE_NOW, "2030-01-01T00:00:00+01:00"],
     (v) => ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--at", v, "--now", v],
-    150,
+    90,
   );
   await flagTarget(
     "cluster-info verify --token",
     [FIXTURE_TOKEN],
     (v) => ["cluster-info", "verify", F.clusterInfo, "--token", v, "--ca-cert-hash", F.pin],
-    150,
+    90,
   );
   await flagTarget(
     "cluster-info verify --ca-cert-hash",
     [F.pin, F.pin.toUpperCase()],
     (v) => ["cluster-info", "verify", F.clusterInfo, "--token", FIXTURE_TOKEN, "--ca-cert-hash", v],
-    150,
+    90,
   );
 });

@@ -73,7 +73,7 @@ Deno.test("decodeSecret() → kubeadm reader, authenticator and signer fuzz: tok
     name: "token-secret-pipeline",
     maxMessage: Infinity, // messages quote input; main.ts cuts every stderr line
     samples: [SECRET, STRING_SECRET],
-    iterations: 3000,
+    iterations: 1500,
     mutate: structured,
     run: (obj) => {
       try {
@@ -98,7 +98,7 @@ Deno.test("parseKubeconfig() fuzz: kubeconfigs as text and as structure", async 
       F.text["kubeconfig"]!,
       String((CLUSTER_INFO.data as Record<string, string>).kubeconfig),
     ],
-    iterations: 600,
+    iterations: 300,
     maxInput: 8192,
     run: (t) => {
       try {
@@ -115,7 +115,7 @@ Deno.test("parseKubeconfig() fuzz: kubeconfigs as text and as structure", async 
     name: "parseKubeconfig-structure",
     maxMessage: Infinity, // messages quote input; main.ts cuts every stderr line
     samples: [JSON.stringify(obj)],
-    iterations: 500,
+    iterations: 250,
     mutate: (rng, s) => {
       const m = mutateValue(rng, JSON.parse(s));
       return { input: JSON.stringify(m.value) ?? "null", how: m.how };
@@ -135,7 +135,7 @@ Deno.test("findClusterInfo() → verifyClusterInfo() fuzz: cluster-info ConfigMa
     name: "cluster-info-discovery",
     maxMessage: Infinity, // messages quote input; main.ts cuts every stderr line
     samples: [CLUSTER_INFO],
-    iterations: 1500,
+    iterations: 750,
     mutate: structured,
     run: (obj) => {
       try {
@@ -158,7 +158,7 @@ Deno.test("readCsrObject() fuzz: CertificateSigningRequest objects", async () =>
     name: "readCsrObject",
     maxMessage: Infinity, // messages quote input; main.ts cuts every stderr line
     samples: [CSR, { ...CSR, apiVersion: "certificates.k8s.io/v1beta1" }],
-    iterations: 2000,
+    iterations: 1000,
     mutate: structured,
     // Its callers hand it parsed objects only (parseManifests guarantees that).
     run: (obj) => (isObject(obj) ? readCsrObject(obj as KubeObject, "csr.yaml") : undefined),
@@ -176,7 +176,7 @@ Deno.test("parseServerUrl() / parseJoinEndpoint() fuzz: --server values", async 
   await fuzz<string>({
     name: "parseServerUrl",
     samples: samples.slice(0, 3),
-    iterations: 2500,
+    iterations: 1250,
     maxInput: 4096,
     maxMessage: Infinity, // echoes the flag value; main.ts cuts every stderr line
     run: (s) => parseServerUrl(s, "--server"),
@@ -184,7 +184,7 @@ Deno.test("parseServerUrl() / parseJoinEndpoint() fuzz: --server values", async 
   await fuzz<string>({
     name: "parseJoinEndpoint",
     samples: samples.slice(3),
-    iterations: 2500,
+    iterations: 1250,
     maxInput: 4096,
     maxMessage: Infinity,
     run: (s) => parseJoinEndpoint(s, "--server"),

@@ -28,7 +28,7 @@ Deno.test("parseDuration() fuzz: a number of ms or a JoinkitError", async () => 
       ".5s",
       "1ns",
     ],
-    iterations: 4000,
+    iterations: 2000,
     run: (s) => parseDuration(s),
     check: (r) => {
       assert.equal(typeof r, "number");
@@ -49,7 +49,7 @@ Deno.test("parseRfc3339() fuzz: a valid Date or a JoinkitError", async () => {
       "9999-12-31T23:59:59-23:59",
       "2026-01-02t15:04:05z",
     ],
-    iterations: 4000,
+    iterations: 2000,
     run: (s) => parseRfc3339(s, "--now"),
     check: (r) => {
       assert.ok(r instanceof Date);
@@ -63,7 +63,7 @@ Deno.test("parseToken() fuzz: a token or a JoinkitError, never echoing the input
   await fuzz<string>({
     name: "parseToken",
     samples: ["abcdef.0123456789abcdef", "07401b.f395accd246ae52d", "zzzzzz.zzzzzzzzzzzzzzzz"],
-    iterations: 3000,
+    iterations: 1500,
     run: (s) => {
       try {
         return parseToken(s);
@@ -110,7 +110,7 @@ AAECAwQFBgcICQoLDA0ODw==
       legacy,
       encodePem("PRIVATE KEY", new Uint8Array(100).fill(7)),
     ],
-    iterations: 3000,
+    iterations: 1500,
     run: (s) => decodePem(s, "ca.crt"),
     check: (r) => {
       assert.ok(Array.isArray(r));
@@ -191,7 +191,7 @@ Deno.test("parseManifests() fuzz (text): objects or a JoinkitError", async () =>
       "a: &a [x, y]\nb: *a\nc: {<<: {k: v}}\n",
       "---\n---\n",
     ],
-    iterations: 1000,
+    iterations: 500,
     maxInput: 16_384,
     run: (s) => parseManifests(s, "in.yaml"),
     check: checkManifests,
@@ -206,7 +206,7 @@ Deno.test("parseManifests() fuzz (structure): wrong types and huge values surviv
   await fuzz<string>({
     name: "parseManifests-structure",
     samples: samples.map((s) => JSON.stringify(s)),
-    iterations: 800,
+    iterations: 400,
     mutate: (rng: Rng, sample: string) => {
       const { mutateValue } = fuzzMutators;
       const m = mutateValue(rng, JSON.parse(sample));
