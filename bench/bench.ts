@@ -68,24 +68,40 @@ interface Run {
   scale?: number;
 }
 
-/** Runs once; returns wall milliseconds, or throws with the exit code and stderr. */
-function timeOnce(run: Run): number {
+/** GNU time, when present, adds each run's CPU time (user + sys, children included). */
+const GNU_TIME = fs.existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+const CPU_FILE = path.join(os.tmpdir(), `joinkit-bench-cpu-${process.pid}`);
+
+/** One timed run: wall and (with GNU time) CPU milliseconds. */
+interface Timing {
+  wall: number;
+  cpu: number | undefined;
+}
+
+/** Runs once and times it, or throws with the exit code and stderr. */
+function timeOnce(run: Run): Timing {
   const stdin = run.stdin ? fs.openSync(run.stdin, "r") : "ignore";
   const devnull = fs.openSync("/dev/null", "w");
+  const argv = GNU_TIME ? [GNU_TIME, "-f", "%U %S", "-o", CPU_FILE, ...run.argv] : run.argv;
   try {
     const t0 = performance.now();
-    const r = spawnSync(run.argv[0]!, run.argv.slice(1), {
+    const r = spawnSync(argv[0]!, argv.slice(1), {
       cwd: run.cwd ?? ROOT,
       stdio: [stdin, devnull, "pipe"],
       env: { ...process.env, NO_COLOR: "1" },
       maxBuffer: 64 << 20,
     });
-    const ms = (performance.now() - t0) * (run.scale ?? 1);
+    const wall = (performance.now() - t0) * (run.scale ?? 1);
     if (r.status !== 0) {
       const err = String(r.stderr ?? r.error ?? "").trim().split("\n")[0] ?? "";
       throw new Error(`exit ${r.status}: ${err.slice(0, 120)}`);
     }
-    return ms;
+    let cpu: number | undefined;
+    if (GNU_TIME) {
+      const [u, s] = fs.readFileSync(CPU_FILE, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+      cpu = ((u ?? NaN) + (s ?? NaN)) * 1000 * (run.scale ?? 1);
+    }
+    return { wall, cpu };
   } finally {
     if (typeof stdin === "number") fs.closeSync(stdin);
     fs.closeSync(devnull);
@@ -98,25 +114,39 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** Medians of several runs. */
+interface Medians {
+  wall: number;
+  cpu: number | undefined;
+}
+
+function medians(ts: Timing[]): Medians {
+  const cpus = ts.map((t) => t.cpu).filter((c): c is number => c !== undefined && !isNaN(c));
+  return {
+    wall: median(ts.map((t) => t.wall)),
+    cpu: cpus.length === ts.length ? median(cpus) : undefined,
+  };
+}
+
 /**
  * Times a and b interleaved, after one warm-up of a (and of b when it runs
- * more than once): medians in ms. b runs `bRuns` times (default `runs`).
+ * more than once). b runs `bRuns` times (default `runs`).
  */
 function timePair(
   a: Run,
   b: Run | undefined,
   runs: number,
   bRuns = runs,
-): [number, number | undefined] {
+): [Medians, Medians | undefined] {
   timeOnce(a);
   if (b && bRuns > 1) timeOnce(b);
-  const ta: number[] = [];
-  const tb: number[] = [];
+  const ta: Timing[] = [];
+  const tb: Timing[] = [];
   for (let i = 0; i < Math.max(runs, bRuns); i++) {
     if (i < runs) ta.push(timeOnce(a));
     if (b && i < bRuns) tb.push(timeOnce(b));
   }
-  return [median(ta), b ? median(tb) : undefined];
+  return [medians(ta), b ? medians(tb) : undefined];
 }
 
 // ------------------------------------------------------------------ inputs
@@ -264,6 +294,7 @@ interface Row {
   baseline: string;
   baseMedian: string;
   ratio: string;
+  cpuRatio: string;
   target: string;
   met: string;
 }
@@ -281,6 +312,7 @@ function missingRow(name: string, baseline: string, target: string, missing: str
     baseline,
     baseMedian: "",
     ratio: "",
+    cpuRatio: "",
     target,
     met: `n/a (${missing.join(", ")} missing)`,
   });
@@ -295,6 +327,7 @@ function failRow(name: string, baseline: string, target: string, e: unknown): vo
     baseline,
     baseMedian: "",
     ratio: "",
+    cpuRatio: "",
     target,
     met: "no",
   });
@@ -316,13 +349,14 @@ function ratioCase(
   if (missing.length) return missingRow(name, baselineName, target, missing);
   try {
     const [a, b] = timePair(run(), baseline, runs, baseRuns);
-    const ratio = a / b!;
+    const ratio = a.wall / b!.wall;
     rows.push({
       name,
-      median: ms(a),
+      median: ms(a.wall),
       baseline: baselineName,
-      baseMedian: ms(b!),
+      baseMedian: ms(b!.wall),
       ratio: ratio.toFixed(2) + "×",
+      cpuRatio: a.cpu !== undefined && b!.cpu ? (a.cpu / b!.cpu).toFixed(2) + "×" : "",
       target,
       met: maxRatio === Infinity ? "—" : ratio <= maxRatio ? "yes" : "**no**",
     });
@@ -340,12 +374,13 @@ function budgetCase(name: string, needs: string[], run: () => Run, budgetMs: num
     const [a] = timePair(run(), undefined, LOOP_RUNS);
     rows.push({
       name,
-      median: ms(a),
+      median: ms(a.wall),
       baseline: "—",
       baseMedian: "",
       ratio: "",
+      cpuRatio: a.cpu !== undefined ? `cpu ${ms(a.cpu)}` : "",
       target,
-      met: a < budgetMs ? "yes" : "**no**",
+      met: a.wall < budgetMs ? "yes" : "**no**",
     });
   } catch (e) {
     failRow(name, "—", target, e);
@@ -521,17 +556,18 @@ async function main(): Promise<void> {
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(CPU_FILE, { force: true });
   }
 
   const nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
   const size = fs.statSync(BIN).size;
   const header = [
-    "| case | median | baseline | baseline median | ratio | target | met? |",
-    "| --- | ---: | --- | ---: | ---: | --- | --- |",
+    "| case | median (wall) | baseline | baseline median | ratio | target | met? | CPU ratio |",
+    "| --- | ---: | --- | ---: | ---: | --- | --- | ---: |",
   ];
   const table = header.concat(
     rows.map((r) =>
-      `| ${r.name} | ${r.median} | ${r.baseline} | ${r.baseMedian} | ${r.ratio} | ${r.target} | ${r.met} |`
+      `| ${r.name} | ${r.median} | ${r.baseline} | ${r.baseMedian} | ${r.ratio} | ${r.target} | ${r.met} | ${r.cpuRatio} |`
     ),
   ).join("\n");
   const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
@@ -544,7 +580,9 @@ async function main(): Promise<void> {
         : "deno compile"
     } ` +
     `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
-    `throughput of ${LOOP_RUNS}, openssl loops once (interleaved, after a warm-up)`;
+    `throughput of ${LOOP_RUNS}, openssl loops once (interleaved, after a warm-up); ` +
+    `"met?" judges wall-time medians; "CPU ratio" compares median user+sys CPU time ` +
+    `(GNU time), which a loaded machine disturbs less`;
   process.stdout.write(table + "\n");
   note(meta);
   note(`took ${ms(performance.now() - tBench)}`);
