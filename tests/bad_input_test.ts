@@ -840,6 +840,41 @@ const CASES: Case[] = [
     names: "--now",
   },
   { name: "unknown command", args: ["tokens", "list"], code: 2, names: "tokens" },
+  // stdin ('-')
+  {
+    name: "token list garbage on stdin",
+    args: ["token", "list", "-", ...NOW],
+    stdin: "\u0000\u00ff: [",
+    code: 1,
+    names: "stdin",
+  },
+  {
+    name: "token check token and secrets both stdin",
+    args: ["token", "check", "-", "--secrets", "-"],
+    stdin: FIXTURE_TOKEN,
+    code: 2,
+    names: "'-'",
+  },
+  {
+    name: "token check empty token on stdin",
+    args: ["token", "check", "-", "--secrets", "secrets.yaml", ...NOW],
+    stdin: "",
+    code: [1, 2, 3],
+  },
+  {
+    name: "csr inspect a certificate on stdin",
+    args: ["csr", "inspect", "-"],
+    stdin: T["node.crt"]!,
+    code: 1,
+    names: "stdin",
+  },
+  {
+    name: "ca hash a key on stdin",
+    args: ["ca", "hash", "-"],
+    stdin: T["ca.key"]!,
+    code: 1,
+    err: /stdin: no certificate found/,
+  },
   // Valid inputs that look odd: they must work.
   {
     name: "ca hash CRLF line endings work",
