@@ -444,3 +444,75 @@ Deno.test("secrets and signatures are compared only in constant time (source aud
   }
   assert.deepEqual(found, []);
 });
+
+Deno.test("CLI ca create, csr create and init --out-dir never print the keys and secrets they write", async () => {
+  const { dir, cleanup } = tempDir("joinkit-keys-");
+  try {
+    const runs = await Promise.all([
+      runCli([
+        "ca",
+        "create",
+        "--out-dir",
+        path.join(dir, "ca"),
+        "--key-type",
+        "ecdsa-p256",
+        ...NOW,
+      ]),
+      runCli([
+        "ca",
+        "create",
+        "--out-dir",
+        path.join(dir, "rsa"),
+        "--key-type",
+        "rsa-2048",
+        ...NOW,
+      ]),
+      runCli([
+        "csr",
+        "create",
+        "--node",
+        "w1",
+        "--out-dir",
+        path.join(dir, "csr"),
+        "-o",
+        "json",
+        ...NOW,
+      ]),
+      runCli([
+        "csr",
+        "create",
+        "--node",
+        "w2",
+        "--serving",
+        "--ip",
+        "10.0.0.2",
+        "--out-dir",
+        path.join(dir, "srv"),
+        ...NOW,
+      ]),
+      runCli([
+        "init",
+        "--server",
+        FIXTURE_SERVER,
+        "--ca",
+        F.caCrt,
+        "--out-dir",
+        path.join(dir, "init"),
+        ...NOW,
+      ]),
+    ]);
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const keys = ["ca/ca.key", "rsa/ca.key", "csr/kubelet-client.key", "srv/kubelet-server.key"];
+    const needles = keys.flatMap((k) => keyNeedles(fs.readFileSync(path.join(dir, k), "utf8")));
+    // init generated its token: its secret is in the Secret it wrote, never on stdout/stderr.
+    const stream = fs.readFileSync(path.join(dir, "init", "bootstrap-token.yaml"), "utf8");
+    const secret = /token-secret: (\S+)/.exec(stream)![1]!;
+    needles.push(Buffer.from(secret, "base64").toString());
+    for (const r of runs) {
+      assert.equal(leak(r.stdout + r.stderr, needles), undefined, r.stderr);
+      assert.doesNotMatch(r.stdout, /PRIVATE KEY/);
+    }
+  } finally {
+    cleanup();
+  }
+});
