@@ -244,6 +244,16 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+// Anything that escapes a command (a stream error, a stray rejected promise) is still one
+// line and exit 1, never a stack trace that might quote input.
+const fatal = (e: unknown) => {
+  process.stderr.write(`error: internal error: ${oneLine(e)}\n`);
+  if (process.env.JOINKIT_DEBUG) process.stderr.write(`${e instanceof Error ? e.stack : e}\n`);
+  process.exit(ExitCode.input);
+};
+process.on("uncaughtException", fatal);
+process.on("unhandledRejection", fatal);
+
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
