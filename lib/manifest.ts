@@ -241,6 +241,7 @@ export function toYaml(value: unknown): string {
   // kubectl does; with sorted keys an alias could otherwise precede its anchor.
   const doc = new Document(value, {
     version: "1.1",
+    customTags: quotingByGoRulesOnly,
     sortMapEntries: compareKeys,
     aliasDuplicateObjects: false,
   });
@@ -251,7 +252,7 @@ export function toYaml(value: unknown): string {
       if (text.includes("\n")) {
         if (!NEEDS_DOUBLE_QUOTES.test(text.replace(/\n/g, ""))) node.type = "BLOCK_LITERAL";
         else node.type = "QUOTE_DOUBLE";
-      } else if (resolvesToNonString(text) || NEEDS_DOUBLE_QUOTES.test(text)) {
+      } else if (goResolvesNonString(text) || NEEDS_DOUBLE_QUOTES.test(text)) {
         node.type = "QUOTE_DOUBLE";
       } else if (text.includes("'") && stringify(text, { singleQuote: true }).startsWith('"')) {
         // libyaml falls back to single quotes (escaping ' as ''), never to double.
@@ -261,6 +262,14 @@ export function toYaml(value: unknown): string {
   });
   return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
 }
+
+// YAML 1.1's own tests would quote e.g. `1e1000`; quoting must follow Go's resolver alone.
+const quotingByGoRulesOnly = (tags: Tags): Tags =>
+  tags.map((t) =>
+    typeof t === "object" && t.tag !== "tag:yaml.org,2002:str" && "test" in t
+      ? { ...t, test: undefined } as typeof t
+      : t
+  );
 
 /** Orders map keys as go-yaml v2 does: digit runs by value, non-letters before letters. */
 function compareKeys(x: Pair, y: Pair): number {
@@ -306,29 +315,41 @@ export function goYamlLess(a: string, b: string): boolean {
 // deno-lint-ignore no-control-regex
 const NEEDS_DOUBLE_QUOTES = /[\t\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 
-const NON_STRINGS = new Set([
-  "",
-  "~",
-  "null",
-  "Null",
-  "NULL",
-  ...["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO"],
-  ...["true", "True", "TRUE", "false", "False", "FALSE"],
-  ...["on", "On", "ON", "off", "Off", "OFF"],
+const GO_NON_STRINGS = new Set([
+  ...["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"],
+  ...["n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"],
+  ...["", "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN"],
   ...[".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"],
-  ...[".nan", ".NaN", ".NAN", "<<"],
 ]);
+const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+const TIMESTAMP =
+  /^\d{4}-\d{1,2}-\d{1,2}(?:(?:[Tt]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: \d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?))?$/;
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
 
-/** Whether go-yaml v2's resolver would read the plain scalar `s` as something other than a string. */
-function resolvesToNonString(s: string): boolean {
-  if (NON_STRINGS.has(s)) return true;
-  if (!/^[-+.0-9]/.test(s)) return false;
+/** Go's `strconv.ParseFloat` succeeds (no range error) for a YAML-style float. */
+const goFloatOk = (s: string): boolean => Number.isFinite(Number(s));
+
+/**
+ * Whether go-yaml v2's `resolve` reads the plain scalar `s` as something
+ * other than a string (so its encoder double-quotes it).
+ *
+ * @example
+ * ```ts
+ * goResolvesNonString("yes"); // true
+ * goResolvesNonString("1e1000"); // false: ParseFloat's range error leaves it a string
+ * ```
+ */
+export function goResolvesNonString(s: string): boolean {
+  if (GO_NON_STRINGS.has(s)) return true;
+  if (BASE60_FLOAT.test(s)) return true;
+  const c = s[0];
+  if (c === ".") return YAML_STYLE_FLOAT.test(s) && goFloatOk(s);
+  if (c === undefined || !/[-+0-9]/.test(c)) return false;
+  if (TIMESTAMP.test(s)) return true;
   const plain = s.replace(/_/g, "");
-  return /^[-+]?(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)$/.test(plain) ||
-    /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/.test(plain) ||
-    /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(s) ||
-    /^\d{4}-\d{1,2}-\d{1,2}(?:[Tt]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})|[ ]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d{1,9})?)?$/
-      .test(s);
+  if (GO_INT.test(plain)) return true; // int64 or uint64 (overflow falls through to float)
+  return YAML_STYLE_FLOAT.test(plain) && goFloatOk(plain);
 }
 
 /**
