@@ -183,15 +183,16 @@ export interface OutputFile {
  * half-written.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): void {
+  // A directory is never replaced, --force or not, so say that first.
+  for (const f of files) {
+    if (isDirectory(f.path)) throw new InputError(`${f.path}: is a directory`);
+  }
   if (!force) {
     for (const f of files) {
       if (fs.existsSync(f.path)) {
         throw new InputError(`${f.path}: already exists (use --force to overwrite)`);
       }
     }
-  }
-  for (const f of files) {
-    if (isDirectory(f.path)) throw new InputError(`${f.path}: is a directory`);
   }
   const temps: string[] = [];
   try {

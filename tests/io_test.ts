@@ -82,3 +82,20 @@ Deno.test("ensureDir() creates key directories 0700 and refuses a file in the wa
     cleanup();
   }
 });
+
+Deno.test("writeFilesAtomic() calls a directory in the way a directory, not an existing file", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const d = path.join(dir, "out");
+    fs.mkdirSync(d);
+    for (const force of [false, true]) {
+      assert.throws(
+        () => writeFilesAtomic([{ path: d, data: "x", mode: 0o600 }], force),
+        (e: unknown) => e instanceof InputError && /out: is a directory$/.test(e.message),
+      );
+    }
+    assert.deepEqual(fs.readdirSync(d), []);
+  } finally {
+    cleanup();
+  }
+});
