@@ -92,6 +92,8 @@ export function parseCertificate(der: Uint8Array): Cert {
     const aki = get(EXT.authorityKeyId);
     const san = get(EXT.subjectAltName);
     const sigAlg = readSigAlg(c.signatureAlgorithm);
+    let issuerDer: Uint8Array | undefined;
+    let subjectDer: Uint8Array | undefined;
     return {
       der,
       tbs: bytes(c.tbsCertificateRaw ?? AsnConvert.serialize(t)),
@@ -101,14 +103,19 @@ export function parseCertificate(der: Uint8Array): Cert {
       version: t.version + 1,
       serial: bytes(t.serialNumber),
       issuer: nameFromX509(t.issuer),
-      issuerDer: bytes(AsnConvert.serialize(t.issuer)),
+      // The DER forms are re-encoded only when asked for (chain matching, pins).
+      get issuerDer() {
+        return (issuerDer ??= bytes(AsnConvert.serialize(t.issuer)));
+      },
       subject: nameFromX509(t.subject),
-      subjectDer: bytes(AsnConvert.serialize(t.subject)),
+      get subjectDer() {
+        return (subjectDer ??= bytes(AsnConvert.serialize(t.subject)));
+      },
       notBefore: time(t.validity.notBefore),
       notAfter: time(t.validity.notAfter),
       key: describeAsnSpki(
         t.subjectPublicKeyInfo,
-        bytes(AsnConvert.serialize(t.subjectPublicKeyInfo)),
+        () => bytes(AsnConvert.serialize(t.subjectPublicKeyInfo)),
       ),
       extensions,
       keyUsage: ku ? parseKeyUsage(ku) : undefined,

@@ -165,6 +165,23 @@ export function parseAsn<T>(der: Uint8Array, type: new () => T, what: string): T
   }
 }
 
+const asnMemo = new Map<string, unknown>();
+
+/**
+ * {@link parseAsn}, remembering results for values seen before: a batch of
+ * certificates from one signer repeats its key usages, EKUs, basic
+ * constraints and authority key id. Callers must not mutate the result.
+ */
+function parseAsnMemo<T>(der: Uint8Array, type: new () => T, what: string): T {
+  const key = `${what}|${Buffer.from(der).toString("latin1")}`;
+  const hit = asnMemo.get(key) as T | undefined;
+  if (hit !== undefined) return hit;
+  const v = parseAsn(der, type, what);
+  if (asnMemo.size >= 256) asnMemo.clear();
+  asnMemo.set(key, v);
+  return v;
+}
+
 /** Lists parsed extensions; Go refuses a certificate with one extension twice. */
 export function extensionList(list: readonly asn1X509.Extension[] | undefined): Extension[] {
   const out: Extension[] = [];
@@ -183,17 +200,17 @@ export function extensionList(list: readonly asn1X509.Extension[] | undefined): 
 
 /** Reads a keyUsage value into Go's bit mask (bit i = KU bit i). */
 export function parseKeyUsage(value: Uint8Array): number {
-  return parseAsn(value, asn1X509.KeyUsage, "key usage").toNumber();
+  return parseAsnMemo(value, asn1X509.KeyUsage, "key usage").toNumber();
 }
 
 /** Reads an extKeyUsage value: the OIDs, in order. */
 export function parseExtKeyUsage(value: Uint8Array): string[] {
-  return [...parseAsn(value, asn1X509.ExtendedKeyUsage, "extended key usage")];
+  return [...parseAsnMemo(value, asn1X509.ExtendedKeyUsage, "extended key usage")];
 }
 
 /** Reads basicConstraints: CA flag and path length (-1 when absent). */
 export function parseBasicConstraints(value: Uint8Array): { isCA: boolean; maxPathLen: number } {
-  const bc = parseAsn(value, asn1X509.BasicConstraints, "basic constraints");
+  const bc = parseAsnMemo(value, asn1X509.BasicConstraints, "basic constraints");
   return { isCA: bc.cA, maxPathLen: bc.pathLenConstraint ?? -1 };
 }
 
@@ -205,7 +222,7 @@ export function parseSubjectKeyId(value: Uint8Array): Uint8Array {
 
 /** Reads the keyIdentifier of an authorityKeyIdentifier value (empty when absent). */
 export function parseAuthorityKeyId(value: Uint8Array): Uint8Array {
-  const aki = parseAsn(value, asn1X509.AuthorityKeyIdentifier, "authority key identifier");
+  const aki = parseAsnMemo(value, asn1X509.AuthorityKeyIdentifier, "authority key identifier");
   return aki.keyIdentifier ? new Uint8Array(aki.keyIdentifier.buffer) : new Uint8Array();
 }
 

@@ -9,6 +9,7 @@ import { ECParameters } from "@peculiar/asn1-ecc";
 import { RSAPublicKey } from "@peculiar/asn1-rsa";
 import { AsnConvert } from "@peculiar/asn1-schema";
 import { SubjectPublicKeyInfo } from "@peculiar/asn1-x509";
+import { Buffer } from "node:buffer";
 import { InputError } from "./errors.ts";
 
 /** What a SubjectPublicKeyInfo holds. */
@@ -50,32 +51,60 @@ function bitLength(m: Uint8Array): number {
   return m.length - i === 0 ? 0 : (m.length - i - 1) * 8 + (32 - Math.clz32(m[i]!));
 }
 
-/** Describes a parsed SubjectPublicKeyInfo, whose DER is `der`. */
-export function describeAsnSpki(asn: SubjectPublicKeyInfo, der: Uint8Array): KeyInfo {
+const curveMemo = new Map<string, string | undefined>();
+
+/** The named-curve OID of EC parameters (remembered: a batch repeats a few curves). */
+function namedCurve(params: ArrayBuffer): string | undefined {
+  const key = Buffer.from(params).toString("latin1");
+  if (curveMemo.has(key)) return curveMemo.get(key);
+  let named: string | undefined;
+  try {
+    named = AsnConvert.parse(params, ECParameters).namedCurve;
+  } catch {
+    named = undefined; // Go: an unknown curve, not a parse error
+  }
+  if (curveMemo.size >= 64) curveMemo.clear();
+  curveMemo.set(key, named);
+  return named;
+}
+
+/**
+ * Describes a parsed SubjectPublicKeyInfo whose DER is `der` (or made by
+ * `der()` when first asked for).
+ */
+export function describeAsnSpki(
+  asn: SubjectPublicKeyInfo,
+  der: Uint8Array | (() => Uint8Array),
+): KeyInfo {
   const a = asn.algorithm.algorithm;
   const type = KEY_ALGS[a] ?? a;
+  let bits = 0;
+  let curve: string | undefined;
   try {
     if (type === "RSA") {
-      const rsa = AsnConvert.parse(asn.subjectPublicKey, RSAPublicKey);
-      return { type, bits: bitLength(new Uint8Array(rsa.modulus)), spki: der };
-    }
-    if (type === "ECDSA") {
-      const p = asn.algorithm.parameters;
-      let named: string | undefined;
-      try {
-        named = p ? AsnConvert.parse(p, ECParameters).namedCurve : undefined;
-      } catch {
-        named = undefined; // Go: an unknown curve, not a parse error
-      }
-      const c = named ? CURVES[named] : undefined;
-      if (!c) return { type, bits: 0, curve: "unknown", spki: der };
-      return { type, bits: c.bits, curve: c.name, spki: der };
+      bits = bitLength(
+        new Uint8Array(AsnConvert.parse(asn.subjectPublicKey, RSAPublicKey).modulus),
+      );
     }
   } catch (e) {
     throw new InputError(`malformed ${type} public key: ${(e as Error).message}`);
   }
-  if (type === "Ed25519") return { type, bits: 256, spki: der };
-  return { type, bits: 0, spki: der };
+  if (type === "ECDSA") {
+    const p = asn.algorithm.parameters;
+    const c = p ? CURVES[namedCurve(p) ?? ""] : undefined;
+    curve = c?.name ?? "unknown";
+    bits = c?.bits ?? 0;
+  }
+  if (type === "Ed25519") bits = 256;
+  let spki = typeof der === "function" ? undefined : der;
+  return {
+    type,
+    bits,
+    ...(curve === undefined ? {} : { curve }),
+    get spki() {
+      return (spki ??= (der as () => Uint8Array)());
+    },
+  };
 }
 
 /** Describes a DER SubjectPublicKeyInfo. */
