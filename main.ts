@@ -9,7 +9,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import type { Command, Context, Flags } from "./commands/_command.ts";
-import { clipLine, ExitCode, JoinkitError, oneLine, UsageError } from "./lib/errors.ts";
+import { diagnosticLine, ExitCode, JoinkitError, oneLine, UsageError } from "./lib/errors.ts";
 import { VERSION } from "./lib/version.ts";
 
 type Loader = () => Promise<{ command: Command }>;
@@ -166,7 +166,7 @@ export async function main(argv: string[]): Promise<number> {
   const out = (text: string) => void process.stdout.write(text);
   // Diagnostics are one bounded line each, whatever a command or an input holds.
   const err = (line: string) =>
-    void process.stderr.write(line.split(/\r?\n/).map((l) => clipLine(l)).join("\n") + "\n");
+    void process.stderr.write(line.split(/\r?\n/).map((l) => diagnosticLine(l)).join("\n") + "\n");
   try {
     const first = argv[0];
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {

@@ -69,7 +69,32 @@ export const MAX_MESSAGE_CHARS = 2000;
  */
 export function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return clipLine(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+  return diagnosticLine(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+}
+
+// Anything shaped like a bootstrap token (either case), standing alone.
+const TOKEN_LIKE = /(?<![A-Za-z0-9])([A-Za-z0-9]{6})\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
+
+/**
+ * Replaces the secret half of anything shaped like a bootstrap token with
+ * `<value withheld>`: a token typed where a file name or another argument
+ * belongs must not reach stderr, logs or CI output through an error message.
+ *
+ * @example
+ * ```ts
+ * redactTokens('open "abcdef.0123456789abcdef"'); // 'open "abcdef.<value withheld>"'
+ * ```
+ */
+export function redactTokens(text: string): string {
+  return text.replace(TOKEN_LIKE, "$1.<value withheld>");
+}
+
+/**
+ * A diagnostic line as joinkit prints it: token secrets withheld, cut to
+ * {@link MAX_MESSAGE_CHARS}.
+ */
+export function diagnosticLine(line: string): string {
+  return clipLine(redactTokens(line));
 }
 
 /**

@@ -657,7 +657,7 @@ export interface InProcessResult {
  */
 export async function runInProcess(argv: readonly string[]): Promise<InProcessResult> {
   const { parseArgs } = await import("node:util");
-  const { oneLine } = await import("../lib/errors.ts");
+  const { diagnosticLine, oneLine } = await import("../lib/errors.ts");
   const two = argv.slice(0, 2).join(" ");
   const twoWords = ["token", "ca", "cluster-info", "kubeconfig", "csr", "cert"].includes(argv[0]!);
   const words = twoWords ? 2 : 1;
@@ -694,7 +694,9 @@ export async function runInProcess(argv: readonly string[]): Promise<InProcessRe
       flags,
       now,
       stdout: (t) => void (stdout += t),
-      stderr: (l) => void (stderr += l + "\n"),
+      // As main.ts prints them: each line with token secrets withheld and cut.
+      stderr: (l) =>
+        void (stderr += l.split(/\r?\n/).map((x) => diagnosticLine(x)).join("\n") + "\n"),
     });
     return { code: code ?? 0, stdout, stderr };
   } catch (e) {

@@ -283,3 +283,112 @@ Deno.test("CLI flag values fuzz (in process): --server, --ttl, --token, --durati
     90,
   );
 });
+
+Deno.test("CLI argv fuzz (in process): random flag sets for every command", async () => {
+  const names = [
+    "token generate",
+    "token create",
+    "token list",
+    "token check",
+    "token auth-file",
+    "ca create",
+    "ca hash",
+    "ca pin-check",
+    "cluster-info create",
+    "cluster-info sign",
+    "cluster-info verify",
+    "kubeconfig bootstrap",
+    "join-command",
+    "rbac",
+    "init",
+    "csr create",
+    "csr inspect",
+    "csr sign",
+    "cert verify",
+    "cert inspect",
+  ]; // deno-fmt-ignore
+  // A scratch copy: writes (--out, --out-dir, --force) land here, never in the shared fixtures.
+  const scratch = fs.mkdtempSync(path.join(path.dirname(dir), "joinkit-argv-"));
+  fs.cpSync(F.dir, scratch, { recursive: true });
+  const file = (n: string) => path.join(scratch, n);
+  const values = [
+    "",
+    "-",
+    "--",
+    "0",
+    "-1",
+    "1",
+    "100001",
+    "99999999999999999999",
+    "24h",
+    "-1h",
+    "1e3",
+    "yaml",
+    "json",
+    "text",
+    "pem",
+    FIXTURE_TOKEN,
+    FIXTURE_TOKEN.toUpperCase(),
+    F.pin,
+    FIXTURE_SERVER,
+    "10.0.0.1:6443",
+    "http://x",
+    "system:bootstrappers:x",
+    "worker-1",
+    "Bad_Name",
+    "ecdsa-p256",
+    "rsa-1024",
+    FIXTURE_NOW,
+    "x".repeat(5000),
+    "\u202e\ud800",
+    file("ca.crt"),
+    file("ca.key"),
+    file("secrets.yaml"),
+    file("cluster-info.yaml"),
+    file("node.csr"),
+    file("csr.yaml"),
+    file("node.crt"),
+    file("node.key"),
+    file("kubeconfig"),
+    file("out"),
+    scratch,
+    "/dev/null",
+    "/nonexistent/x",
+  ]; // deno-fmt-ignore
+  const commands = await Promise.all(names.map(async (n) => {
+    const mod = await import(`../commands/${n.replace(/[ -]/g, "_")}.ts`);
+    return { words: n.split(" "), options: Object.keys(mod.command.options) as string[] };
+  }));
+  const samples = commands.map((c) =>
+    JSON.stringify({ words: c.words, options: c.options, argv: [] as string[] })
+  );
+  await fuzz<string>({
+    name: "argv",
+    samples,
+    iterations: 400,
+    maxMessage: Infinity,
+    mutate: (rng, sample) => {
+      const { words, options } = JSON.parse(sample) as { words: string[]; options: string[] };
+      const argv = [...words];
+      const n = rng.int(6);
+      for (let i = 0; i < n; i++) {
+        const r = rng.float();
+        if (r < 0.7 && options.length) {
+          const o = rng.pick(options);
+          if (rng.chance(0.3)) argv.push(`--${o}=${rng.pick(values)}`);
+          else argv.push(`--${o}`, rng.pick(values));
+        } else if (r < 0.85) argv.push(rng.pick(values));
+        else argv.push(rng.pick(["--force", "--help", "--now", "-o", "--bogus", "-x"]));
+      }
+      return {
+        input: JSON.stringify({ words, options, argv }),
+        how: argv.slice(words.length).join(" ").slice(0, 200),
+      };
+    },
+    run: (s) => {
+      const { argv } = JSON.parse(s) as { argv: string[] };
+      return argv.length ? runCommand(argv) : undefined;
+    },
+  });
+  fs.rmSync(scratch, { recursive: true, force: true });
+});

@@ -95,6 +95,45 @@ const RUNS: Run[] = [
   { args: ["token", "create", FIXTURE_TOKEN.toUpperCase(), ...NOW] },
   { args: ["token", "create", FIXTURE_TOKEN + "x", ...NOW] },
   { args: ["token", "list", F.secrets, ...NOW], tokenOut: true },
+  // A token typed where a file name or another argument belongs.
+  { args: ["ca", "hash", FIXTURE_TOKEN] },
+  { args: ["token", "list", FIXTURE_TOKEN, ...NOW] },
+  { args: ["kubeconfig", "bootstrap", "--server", FIXTURE_SERVER, "--ca", F.caCrt, FIXTURE_TOKEN] },
+  {
+    args: [
+      "join-command",
+      "--server",
+      "10.0.0.1:6443",
+      "--control-plane",
+      FIXTURE_TOKEN,
+      "--ca",
+      F.caCrt,
+    ],
+  },
+  {
+    args: [
+      "cluster-info",
+      "verify",
+      FIXTURE_TOKEN,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+  },
+  { args: ["token", "generate", FIXTURE_TOKEN.toUpperCase()] },
+  {
+    args: [
+      "init",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      FIXTURE_TOKEN,
+      "--token",
+      FIXTURE_TOKEN,
+      ...NOW,
+    ],
+  },
   { args: ["token", "list", badSecretLen, ...NOW] },
   { args: ["token", "list", badSecretCase, ...NOW] },
   { args: ["token", "list", brokenYaml, ...NOW] },
@@ -514,5 +553,21 @@ Deno.test("CLI ca create, csr create and init --out-dir never print the keys and
     }
   } finally {
     cleanup();
+  }
+});
+
+Deno.test("redactTokens() withholds token secrets in any diagnostic, in either case", async () => {
+  const { oneLine, redactTokens } = await import("../lib/errors.ts");
+  assert.equal(
+    redactTokens(`open ${FIXTURE_TOKEN}: no such file`),
+    "open abcdef.<value withheld>: no such file",
+  );
+  assert.equal(redactTokens(`"${FIXTURE_TOKEN.toUpperCase()}"`), '"ABCDEF.<value withheld>"');
+  assert.equal(oneLine(new Error(`x ${FIXTURE_TOKEN}\ny`)), "x abcdef.<value withheld> y");
+  // Not a token: longer runs, hashes and host names stay as they are.
+  for (
+    const s of ["abcdefg.s3cr3tt0k3nv4lu3", "abcdef.s3cr3tt0k3nv4lu3x", F.pin, "node-1.example.com"]
+  ) {
+    assert.equal(redactTokens(s), s);
   }
 });
