@@ -11,7 +11,16 @@ import { generateKeyPairSync } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
-import { certificateParts } from "../lib/der.ts";
+import { certificateParts, children, readTlv, type Tlv } from "../lib/der.ts";
+import {
+  parseAuthorityKeyId,
+  parseBasicConstraints,
+  parseExtKeyUsage,
+  parseKeyUsage,
+  parseSans,
+  parseSubjectKeyId,
+} from "../lib/pkix.ts";
+import { describeSpki } from "../lib/pkix_key.ts";
 import { parseCertificate, summarize } from "../lib/cert_info.ts";
 import { checkCsrSignature, parseCsrDer, parseCsrPem } from "../lib/csr.ts";
 import { importPrivateKeyPem } from "../lib/keys.ts";
@@ -199,6 +208,63 @@ Deno.test("caBundle() and PinSet.allow() fuzz", async () => {
       const set = new PinSet();
       set.allow(p);
       return set;
+    },
+  });
+});
+
+Deno.test("readTlv()/children() fuzz: any DER walks to its leaves or fails with a JoinkitError", async () => {
+  const walk = (buf: Uint8Array, t: Tlv, depth: number): number => {
+    if (depth > 64 || (t.tag & 0x20) === 0) return 1;
+    return children(buf, t).reduce((n, c) => n + walk(buf, c, depth + 1), 1);
+  };
+  await fuzz<Uint8Array>({
+    name: "der-walk",
+    samples: [der(S.caCrt), der(S.nodeCrt), der(S.csr), ...S.keys.map((k) => der(k))],
+    iterations: 1500,
+    run: (d) => {
+      let n = 0;
+      for (let off = 0; off < d.length;) {
+        const t = readTlv(d, off);
+        n += walk(d, t, 0);
+        off = t.end;
+      }
+      return n;
+    },
+  });
+});
+
+Deno.test("extension and SPKI parsers fuzz: SANs, key usage, EKU, basic constraints, key IDs, keys", async () => {
+  const exts = [parseCertificate(der(S.caCrt)), parseCertificate(der(S.nodeCrt))].flatMap((c) =>
+    c.extensions.map((e) => e.value)
+  );
+  const spkis = [der(S.caCrt), der(S.nodeCrt)].map((d) => spkiOf(d));
+  const parsers = [
+    parseSans,
+    parseKeyUsage,
+    parseExtKeyUsage,
+    parseBasicConstraints,
+    parseSubjectKeyId,
+    parseAuthorityKeyId,
+    describeSpki,
+  ] as ((v: Uint8Array) => unknown)[];
+  await fuzz<Uint8Array>({
+    name: "pkix-extensions",
+    samples: [...exts, ...spkis],
+    iterations: 1500,
+    run: (v) => {
+      const out: unknown[] = [];
+      let firstError: unknown;
+      for (const p of parsers) {
+        try {
+          out.push(p(v));
+        } catch (e) {
+          // Each parser may refuse; any refusal must be a JoinkitError (the harness checks).
+          if (!(e instanceof Error) || e.name === "TypeError" || e.name === "RangeError") throw e;
+          firstError ??= e;
+          if (!(e as { exitCode?: number }).exitCode) throw e;
+        }
+      }
+      return out;
     },
   });
 });
