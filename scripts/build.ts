@@ -212,15 +212,12 @@ async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Prom
   const script = path.join(work, "bundle.cjs");
   // The heavy modules, initialised into the snapshot: for joinkit, X.509 and
   // YAML; a hello-world gets the same snapshot machinery and nothing to warm.
-  const warm = !snapshot
-    ? undefined
-    : entry === "main.ts"
-    ? ["./lib/x509.ts", "./lib/manifest.ts"].filter((f) => fs.existsSync(path.join(ROOT, f)))
-    : [];
+  const warm = !snapshot ? undefined : entry === "main.ts" ? warmModules() : [];
   const missing = await bundle(entry, script, warm);
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
   }
+  if (warm?.length) log(`snapshot pre-initialises ${warm.join(", ")}`);
   const blob = path.join(work, "sea-prep.blob");
   const config = {
     main: script,
@@ -252,6 +249,33 @@ async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Prom
     `node ${nodeVersion} SEA${snapshot ? " with V8 startup snapshot" : " with code cache"}, ` +
       `bundle ${fs.statSync(script).size} bytes`,
   );
+}
+
+/**
+ * What the snapshot initialises at build time: lib/x509.ts (which loads
+ * reflect-metadata before @peculiar/x509, so it comes first), lib/manifest.ts
+ * (yaml), then every other npm package lib/ and commands/ import (ASN.1
+ * schemas...). Only third-party code: joinkit's own modules run at start-up, so
+ * nothing of a run (time, randomness, environment) is frozen into the binary.
+ */
+function warmModules(): string[] {
+  const warm = ["./lib/x509.ts", "./lib/manifest.ts"].filter((f) =>
+    fs.existsSync(path.join(ROOT, f))
+  );
+  const pkgs = new Set<string>();
+  for (const dir of ["lib", "commands"]) {
+    for (const f of fs.readdirSync(path.join(ROOT, dir))) {
+      if (!f.endsWith(".ts")) continue;
+      const src = fs.readFileSync(path.join(ROOT, dir, f), "utf8");
+      for (const m of src.matchAll(/^import[^;]*?from\s+"([^".][^"]*)";/gm)) {
+        const spec = m[1]!;
+        if (!spec.startsWith("node:") && spec !== "@peculiar/x509" && spec !== "reflect-metadata") {
+          pkgs.add(spec);
+        }
+      }
+    }
+  }
+  return [...warm, ...[...pkgs].sort()];
 }
 
 /** Where the build keeps its intermediate files (and build-info.json) for `out`. */
