@@ -877,6 +877,48 @@ const CASES: Case[] = [
   },
   // Valid inputs that look odd: they must work.
   {
+    name: "ca hash BOM + CRLF kubeconfig works",
+    args: ["ca", "hash", "k"],
+    setup: (d) => write(d, "k", "\uFEFF" + crlf(T["kubeconfig"]!)),
+    code: 0,
+  },
+  {
+    name: "csr inspect CRLF CSR object works",
+    args: ["csr", "inspect", "o.yaml", ...NOW],
+    setup: (d) => write(d, "o.yaml", crlf(T["csr.yaml"]!)),
+    code: 0,
+  },
+  {
+    name: "cluster-info sign BOM + CRLF inputs work (signatures unchanged)",
+    args: ["cluster-info", "sign", "ci.yaml", "--secrets", "s.yaml", ...NOW],
+    setup: (d) => {
+      write(d, "ci.yaml", "\uFEFF" + crlf(T["cluster-info.yaml"]!));
+      write(d, "s.yaml", "\uFEFF" + crlf(T["secrets.yaml"]!));
+    },
+    code: 0,
+  },
+  {
+    name: "kubeconfig bootstrap --cluster-info BOM + CRLF works",
+    args: [
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      "ci.yaml",
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+    ],
+    setup: (d) => write(d, "ci.yaml", "\uFEFF" + crlf(T["cluster-info.yaml"]!)),
+    code: 0,
+  },
+  {
+    name: "cert verify BOM + CRLF key works",
+    args: ["cert", "verify", "node.crt", "--ca", "ca.crt", "--key", "k.key", ...NOW],
+    setup: (d) => write(d, "k.key", "\uFEFF" + crlf(T["node.key"]!)),
+    code: 0,
+  },
+  {
     name: "ca hash CRLF line endings work",
     args: ["ca", "hash", "c.crt"],
     setup: (d) => write(d, "c.crt", crlf(T["ca.crt"]!)),
