@@ -70,6 +70,15 @@ export interface Cert {
 
 const bytes = (b: ArrayBuffer) => new Uint8Array(b);
 
+/** DER of a parsed part, made on demand; a failure is an input error, not a crash. */
+function reencode(part: object, what: string): Uint8Array {
+  try {
+    return bytes(AsnConvert.serialize(part));
+  } catch {
+    throw new InputError(`x509: malformed certificate ${what}`);
+  }
+}
+
 /**
  * Parses a DER certificate. Errors are `InputError`s without the input name.
  */
@@ -105,17 +114,17 @@ export function parseCertificate(der: Uint8Array): Cert {
       issuer: nameFromX509(t.issuer),
       // The DER forms are re-encoded only when asked for (chain matching, pins).
       get issuerDer() {
-        return (issuerDer ??= bytes(AsnConvert.serialize(t.issuer)));
+        return (issuerDer ??= reencode(t.issuer, "issuer"));
       },
       subject: nameFromX509(t.subject),
       get subjectDer() {
-        return (subjectDer ??= bytes(AsnConvert.serialize(t.subject)));
+        return (subjectDer ??= reencode(t.subject, "subject"));
       },
       notBefore: time(t.validity.notBefore),
       notAfter: time(t.validity.notAfter),
       key: describeAsnSpki(
         t.subjectPublicKeyInfo,
-        () => bytes(AsnConvert.serialize(t.subjectPublicKeyInfo)),
+        () => reencode(t.subjectPublicKeyInfo, "public key"),
       ),
       extensions,
       keyUsage: ku ? parseKeyUsage(ku) : undefined,
