@@ -392,3 +392,39 @@ Deno.test("CLI argv fuzz (in process): random flag sets for every command", asyn
   });
   fs.rmSync(scratch, { recursive: true, force: true });
 });
+
+Deno.test("CLI output integrity fuzz (in process): hostile flag values cannot inject YAML objects", async () => {
+  const { parseManifests } = await import("../lib/manifest.ts");
+  const evil = "x\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: evil}\n# ";
+  await fuzz<string>({
+    name: "yaml-injection",
+    samples: [
+      "a description",
+      evil,
+      "'quoted' \"double\" \\ back",
+      "key: value",
+      "- item",
+      "&a *a !!binary",
+    ],
+    iterations: 300,
+    maxInput: 2048,
+    maxMessage: Infinity,
+    run: async (v) => {
+      const d = v.replace(/\0/g, "");
+      const r = await runInProcess([
+        "token",
+        "create",
+        FIXTURE_TOKEN,
+        "--string-data",
+        `--description=${d}`,
+        ...NOW,
+      ]);
+      if (r.thrown !== undefined) throw r.thrown;
+      const objs = parseManifests(r.stdout, "stdout");
+      if (objs.length !== 1) throw new Error(`${objs.length} objects from one token`);
+      const got = (objs[0]!.stringData as Record<string, string>).description;
+      if ((got ?? "") !== d) throw new Error(`description changed: ${JSON.stringify(got)}`);
+      return objs;
+    },
+  });
+});
