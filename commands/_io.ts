@@ -211,13 +211,17 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
       temps.push(tmp);
       try {
         fs.fchmodSync(fd, f.mode);
-        fs.writeSync(fd, typeof f.data === "string" ? Buffer.from(f.data, "utf8") : f.data);
+        const data = typeof f.data === "string" ? Buffer.from(f.data, "utf8") : f.data;
+        // write(2) may write less than asked: loop, or a short file would be moved into place.
+        for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off, data.length - off);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
       }
     }
+    testPause("written");
     files.forEach((f, i) => {
+      if (i > 0) testPause("moved");
       const tmp = temps[i]!;
       try {
         if (force) {
@@ -237,6 +241,18 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
       } catch { /* already moved */ }
     }
   }
+}
+
+/**
+ * Failpoint for tests/file_safety_test.ts: `JOINKIT_TEST_PAUSE=written:MS`
+ * holds the process once the temporary files are written, `moved:MS` after
+ * each move but the last, so the test can kill it inside those windows
+ * instead of hoping to. Unset, it costs one environment lookup.
+ */
+function testPause(at: "written" | "moved"): void {
+  const m = /^(written|moved):(\d+)$/.exec(process.env.JOINKIT_TEST_PAUSE ?? "");
+  if (!m || m[1] !== at) return;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(Number(m[2]), 10_000));
 }
 
 /** Writes one file atomically; see {@link writeFilesAtomic}. */

@@ -250,3 +250,74 @@ Deno.test("CLI killed with SIGKILL mid-run leaves each file old or new and compl
     cleanup();
   }
 });
+
+/** Polls `check` every 5 ms until it returns true (or 30 s pass: then fails). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const t0 = Date.now();
+  while (!check()) {
+    if (Date.now() - t0 > 30_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+Deno.test("CLI killed inside the write windows (failpoint): old files intact, then old key beside new cert, never partial", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "pki");
+    const base = ["ca", "create", "--out-dir", out, "--key-type", "ecdsa-p256", ...NOW];
+    assert.equal((await runCli(base)).code, 0);
+    const old = {
+      crt: fs.readFileSync(path.join(out, "ca.crt"), "utf8"),
+      key: fs.readFileSync(path.join(out, "ca.key"), "utf8"),
+    };
+    const [cmd, ...pre] = cliCommand();
+    const start = (at: string) => {
+      const child = spawn(cmd!, [...pre, ...base, "--force"], {
+        stdio: "ignore",
+        env: { ...process.env, JOINKIT_TEST_PAUSE: `${at}:10000` },
+      });
+      return { child, done: new Promise<void>((r) => child.on("close", () => r())) };
+    };
+    const temps = () => fs.readdirSync(out).filter((n) => TEMP.test(n));
+    // 1. Killed after the temporaries are written, before any move: both targets are the old ones.
+    let run = start("written");
+    await until(() => temps().length === 2, "two temporary files");
+    run.child.kill("SIGKILL");
+    await run.done;
+    assert.equal(fs.readFileSync(path.join(out, "ca.crt"), "utf8"), old.crt);
+    assert.equal(fs.readFileSync(path.join(out, "ca.key"), "utf8"), old.key);
+    for (const t of temps()) {
+      assert.equal(mode(path.join(out, t)), t.startsWith(".ca.key") ? 0o600 : 0o644, t);
+      assert.ok(
+        await complete(TEMP.exec(t)![1]!, fs.readFileSync(path.join(out, t), "utf8")),
+        `${t} incomplete`,
+      );
+    }
+    // 2. Killed between the two moves: a new complete ca.crt beside the old ca.key (documented).
+    for (const t of temps()) fs.rmSync(path.join(out, t));
+    run = start("moved");
+    await until(
+      () => fs.readFileSync(path.join(out, "ca.crt"), "utf8") !== old.crt,
+      "the first move",
+    );
+    run.child.kill("SIGKILL");
+    await run.done;
+    const crt = fs.readFileSync(path.join(out, "ca.crt"), "utf8");
+    assert.ok(await complete("ca.crt", crt));
+    assert.equal(fs.readFileSync(path.join(out, "ca.key"), "utf8"), old.key);
+    assert.equal(mode(path.join(out, "ca.key")), 0o600);
+    // 3. A normal run afterwards mends the pair; the leftovers do not disturb it.
+    const fixed = await runCli([...base, "--force"]);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    const pair = await importPrivateKeyPem(
+      fs.readFileSync(path.join(out, "ca.key"), "utf8"),
+      "ca.key",
+    );
+    const certSpki = (await import("../lib/pin.ts")).spkiOf(
+      certificatesFromPem(fs.readFileSync(path.join(out, "ca.crt"), "utf8"), "ca.crt")[0]!,
+    );
+    assert.deepEqual(pair.spki, certSpki);
+  } finally {
+    cleanup();
+  }
+});
