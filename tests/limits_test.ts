@@ -57,6 +57,8 @@ Deno.test("CLI refuses a 17 MiB file and 17 MiB on stdin with a clear message", 
 Deno.test("readInputs() bounds endless devices, file counts and total bytes", () => {
   // /dev/zero reports size 0 and never ends: the read itself is bounded.
   refuses(() => readInputs(["/dev/zero"]), /\/dev\/zero: input larger than 16777216 bytes/);
+  refuses(() => readInputs(["/dev/urandom"]), /\/dev\/urandom: input larger than 16777216 bytes/);
+  assert.equal(readInputs(["/dev/null"])[0]!.bytes.length, 0);
   const { dir, cleanup } = tempDir();
   try {
     const many = path.join(dir, "many");
