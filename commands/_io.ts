@@ -178,9 +178,9 @@ export interface OutputFile {
  * Writes several files as one step: every target is checked first (none may
  * exist unless `force`), each is written to a temporary file in its own
  * directory, flushed, then moved into place. Without `force` the move is a
- * hard link, which fails rather than replace a file that appeared meanwhile.
- * On any failure the temporary files are removed and nothing is left
- * half-written.
+ * hard link, which fails rather than replace a file that appeared meanwhile;
+ * the files it already linked are then removed again. On any failure the
+ * temporary files are removed and nothing is left half-written.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): void {
   // A directory is never replaced, --force or not, so say that first.
@@ -220,6 +220,9 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
       }
     }
     testPause("written");
+    // Without force, the files this call created are taken back if a later one
+    // fails (e.g. another run created it meanwhile): all or nothing.
+    const linked: string[] = [];
     files.forEach((f, i) => {
       if (i > 0) testPause("moved");
       const tmp = temps[i]!;
@@ -228,9 +231,15 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
           fs.renameSync(tmp, f.path);
         } else {
           fs.linkSync(tmp, f.path);
+          linked.push(f.path);
           fs.unlinkSync(tmp);
         }
       } catch (err) {
+        for (const p of linked) {
+          try {
+            fs.unlinkSync(p);
+          } catch { /* gone already */ }
+        }
         throw describe(err, f.path);
       }
     });

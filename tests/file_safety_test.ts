@@ -321,3 +321,64 @@ Deno.test("CLI killed inside the write windows (failpoint): old files intact, th
     cleanup();
   }
 });
+
+Deno.test("CLI concurrent runs without --force: exactly one wins and its key matches its certificate", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "pki");
+    fs.mkdirSync(out, { mode: 0o700 });
+    const runs = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () => runCli(["ca", "create", "--out-dir", out, "--key-type", "ecdsa-p256", ...NOW]),
+      ),
+    );
+    assert.equal(runs.filter((r) => r.code === 0).length, 1, runs.map((r) => r.stderr).join(""));
+    for (const r of runs.filter((r) => r.code !== 0)) assert.match(r.stderr, /already exists/);
+    assert.deepEqual(fs.readdirSync(out).sort(), ["ca.crt", "ca.key"]);
+    const key = await importPrivateKeyPem(
+      fs.readFileSync(path.join(out, "ca.key"), "utf8"),
+      "ca.key",
+    );
+    const { spkiOf } = await import("../lib/pin.ts");
+    assert.deepEqual(
+      key.spki,
+      spkiOf(certificatesFromPem(fs.readFileSync(path.join(out, "ca.crt"), "utf8"), "ca.crt")[0]!),
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI without --force takes back what it linked when a later target appears meanwhile (failpoint)", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "pki");
+    fs.mkdirSync(out, { mode: 0o700 });
+    const [cmd, ...pre] = cliCommand();
+    const child = spawn(cmd!, [
+      ...pre,
+      "ca",
+      "create",
+      "--out-dir",
+      out,
+      "--key-type",
+      "ecdsa-p256",
+      ...NOW,
+    ], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, JOINKIT_TEST_PAUSE: "moved:2000" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const code = new Promise<number | null>((r) => child.on("close", (c) => r(c)));
+    await until(() => fs.existsSync(path.join(out, "ca.crt")), "ca.crt linked");
+    fs.writeFileSync(path.join(out, "ca.key"), "someone else's\n");
+    assert.equal(await code, 1);
+    assert.match(stderr, /ca\.key: already exists/);
+    assert.deepEqual(fs.readdirSync(out), ["ca.key"]);
+    assert.equal(fs.readFileSync(path.join(out, "ca.key"), "utf8"), "someone else's\n");
+  } finally {
+    cleanup();
+  }
+});
