@@ -877,6 +877,18 @@ const CASES: Case[] = [
   },
   // Valid inputs that look odd: they must work.
   {
+    name: "token check CRLF token on stdin works",
+    args: ["token", "check", "-", "--secrets", "secrets.yaml", ...NOW],
+    stdin: FIXTURE_TOKEN + "\r\n",
+    code: 0,
+  },
+  {
+    name: "token check BOM token on stdin works",
+    args: ["token", "check", "-", "--secrets", "secrets.yaml", ...NOW],
+    stdin: "\uFEFF" + FIXTURE_TOKEN + "\n",
+    code: 0,
+  },
+  {
     name: "ca hash BOM + CRLF kubeconfig works",
     args: ["ca", "hash", "k"],
     setup: (d) => write(d, "k", "\uFEFF" + crlf(T["kubeconfig"]!)),
