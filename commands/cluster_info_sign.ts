@@ -56,21 +56,17 @@ Examples:
       secretsIn(parseManifests(i.text, i.name), i.name)
     );
     const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
-    for (const s of skipped) {
-      ctx.stderr(`[bootstrap-signer] skipping Secret ${s.name}: ${s.reason}`);
-    }
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;
-    for (const id of result.added) {
-      ctx.stderr(`[bootstrap-signer] added signature for token ID ${q(id)}`);
-    }
-    for (const id of result.replaced) {
-      ctx.stderr(`[bootstrap-signer] replaced wrong signature for token ID ${q(id)}`);
-    }
-    for (const id of result.removed) {
-      ctx.stderr(`[bootstrap-signer] removed signature for token ID ${q(id)}`);
-    }
-    if (!result.changed) ctx.stderr("[bootstrap-signer] signatures already up to date");
+    // One write for all progress lines: fleets have thousands of tokens.
+    const lines = [
+      ...skipped.map((s) => `skipping Secret ${s.name}: ${s.reason}`),
+      ...result.added.map((id) => `added signature for token ID ${q(id)}`),
+      ...result.replaced.map((id) => `replaced wrong signature for token ID ${q(id)}`),
+      ...result.removed.map((id) => `removed signature for token ID ${q(id)}`),
+    ];
+    if (!result.changed) lines.push("signatures already up to date");
+    ctx.stderr(lines.map((l) => `[bootstrap-signer] ${l}`).join("\n"));
     ctx.stdout(renderObjects([{ ...info.object, data: result.data }], format));
   },
 };

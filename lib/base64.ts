@@ -36,6 +36,8 @@ export function decodeGoBase64(text: string): Uint8Array | undefined {
  * ```
  */
 export function base64Url(data: Uint8Array | string): string {
-  const buf = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
-  return buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  const buf = typeof data === "string"
+    ? Buffer.from(data, "utf8")
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return buf.toString("base64url");
 }

@@ -7,7 +7,7 @@
  */
 
 import { getExpiration } from "./bootstrap_token.ts";
-import { computeDetachedSignature } from "./jws.ts";
+import { detachedSigner } from "./jws.ts";
 import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
 import { type DecodedSecret, decodeSecret, getData, isSecretObject } from "./secret.ts";
 import { KEYS, SECRET_TYPE, TOKEN_NAMESPACE } from "./token.ts";
@@ -80,14 +80,16 @@ export function selectSigningTokens(
 ): { tokens: SigningToken[]; skipped: SkippedSecret[] } {
   const tokens: SigningToken[] = [];
   const skipped: SkippedSecret[] = [];
+  const ids = new Set<string>();
   for (const s of secrets) {
     const name = `${s.namespace || "<no namespace>"}/${s.name || "<no name>"}`;
     const r = signingTokenOf(s, now);
     if ("reason" in r) {
       skipped.push({ name, reason: r.reason });
-    } else if (tokens.some((t) => t.id === r.id)) {
+    } else if (ids.has(r.id)) {
       skipped.push({ name, reason: `duplicate token ID ${JSON.stringify(r.id)}` });
     } else {
+      ids.add(r.id);
       tokens.push(r);
     }
   }
@@ -144,16 +146,18 @@ export function signClusterInfoData(
     unchanged: [],
     changed: false,
   };
+  const sign = detachedSigner(content);
   for (const t of tokens) {
-    const sig = computeDetachedSignature(content, t.id, t.secret);
+    const sig = sign(t.id, t.secret);
     out[JWS_KEY_PREFIX + t.id] = sig;
     const before = old.get(t.id);
     if (before === undefined) result.added.push(t.id);
     else if (before !== sig) result.replaced.push(t.id);
     else result.unchanged.push(t.id);
   }
+  const signing = new Set(tokens.map((t) => t.id));
   for (const id of old.keys()) {
-    if (!tokens.some((t) => t.id === id)) result.removed.push(id);
+    if (!signing.has(id)) result.removed.push(id);
   }
   result.changed = result.added.length + result.replaced.length + result.removed.length > 0;
   return result;

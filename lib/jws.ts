@@ -33,11 +33,28 @@ export function computeDetachedSignature(
   tokenId: string,
   tokenSecret: string,
 ): string {
-  const header = base64Url(jwsHeader(tokenId));
-  const signingInput = `${header}.${base64Url(content)}`;
-  const mac = createHmac("sha256", Buffer.from(tokenSecret, "utf8")).update(signingInput, "utf8")
-    .digest();
-  return `${header}..${base64Url(mac)}`;
+  return detachedSigner(content)(tokenId, tokenSecret);
+}
+
+/**
+ * A signer for one payload and many tokens: the payload is encoded once, as
+ * the bootstrapsigner signs the same kubeconfig for every token.
+ *
+ * @example
+ * ```ts
+ * const sign = detachedSigner(kubeconfig);
+ * tokens.map((t) => sign(t.id, t.secret));
+ * ```
+ */
+export function detachedSigner(content: string): (tokenId: string, tokenSecret: string) => string {
+  const payload = base64Url(content);
+  return (tokenId, tokenSecret) => {
+    const header = base64Url(jwsHeader(tokenId));
+    const mac = createHmac("sha256", Buffer.from(tokenSecret, "utf8"))
+      .update(`${header}.${payload}`, "utf8")
+      .digest();
+    return `${header}..${base64Url(mac)}`;
+  };
 }
 
 /**

@@ -231,11 +231,28 @@ function compareKeys(x: Pair, y: Pair): number {
   return goYamlLess(a, b) ? -1 : 1;
 }
 
+/**
+ * True when go-yaml's order equals plain code-unit order for `a` and `b`:
+ * one is a prefix of the other, or at their first difference both
+ * characters are ASCII letters (digit runs and non-letters take Go's path).
+ */
+function orderIsCodePoint(a: string, b: string): boolean {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return true; // one is a prefix of the other: the shorter sorts first
+  const x = a.charCodeAt(i), y = b.charCodeAt(i);
+  const letter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return letter(x) && letter(y);
+}
+
 const isLetter = (c: string) => /\p{L}/u.test(c);
 const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
 
 /** go-yaml v2 `keyList.Less` for two string keys. */
 export function goYamlLess(a: string, b: string): boolean {
+  // Fast path for the usual keys, which first differ at a letter.
+  if (orderIsCodePoint(a, b)) return a < b;
   const ar = [...a], br = [...b];
   for (let i = 0; i < ar.length && i < br.length; i++) {
     const ac = ar[i]!, bc = br[i]!;

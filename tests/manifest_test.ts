@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { parseManifests, renderObjects, toJson, toYaml } from "../lib/manifest.ts";
+import { goYamlLess, parseManifests, renderObjects, toJson, toYaml } from "../lib/manifest.ts";
 import { InputError } from "../lib/errors.ts";
 
 // Strings whose YAML quoting differs between emitters; kubectl is the reference.
@@ -139,4 +139,13 @@ Deno.test("renderObjects() makes a YAML stream, or JSON with a List for several"
     toJson({ b: 1, a: { d: 1, c: 2 } }),
     '{\n    "a": {\n        "c": 2,\n        "d": 1\n    },\n    "b": 1\n}\n',
   );
+});
+
+Deno.test("goYamlLess() orders keys as go-yaml v2: digit runs by value, non-letters first", () => {
+  const sorted = ["", "_x", "1.5", "2", "10", "a", "a-b", "a1", "a01", "a9", "a10", "ab", "b", "é"];
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = 0; j < sorted.length; j++) {
+      assert.equal(goYamlLess(sorted[i]!, sorted[j]!), i < j, `${sorted[i]} < ${sorted[j]}`);
+    }
+  }
 });
