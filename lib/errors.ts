@@ -72,8 +72,9 @@ export function oneLine(err: unknown): string {
   return diagnosticLine(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
 }
 
-// Anything shaped like a bootstrap token (either case), standing alone.
-const TOKEN_LIKE = /(?<![A-Za-z0-9])([A-Za-z0-9]{6})\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
+// Anything shaped like a bootstrap token (either case), standing alone; the ID part may be
+// cut short (a value quoted from a mangled file), the 16-character secret part may not.
+const TOKEN_LIKE = /(?<![A-Za-z0-9])([A-Za-z0-9]{1,6})\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
 
 /**
  * Replaces the secret half of anything shaped like a bootstrap token with

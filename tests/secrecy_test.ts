@@ -564,6 +564,8 @@ Deno.test("redactTokens() withholds token secrets in any diagnostic, in either c
   );
   assert.equal(redactTokens(`"${FIXTURE_TOKEN.toUpperCase()}"`), '"ABCDEF.<value withheld>"');
   assert.equal(oneLine(new Error(`x ${FIXTURE_TOKEN}\ny`)), "x abcdef.<value withheld> y");
+  // A cut-short ID part (a value quoted from a mangled file) is still withheld.
+  assert.equal(redactTokens(`kind "Cdef.${FIXTURE_SECRET}"`), 'kind "Cdef.<value withheld>"');
   // Not a token: longer runs, hashes and host names stay as they are.
   for (
     const s of ["abcdefg.s3cr3tt0k3nv4lu3", "abcdef.s3cr3tt0k3nv4lu3x", F.pin, "node-1.example.com"]
