@@ -7,10 +7,10 @@
  */
 
 import { getExpiration, getGroups } from "./bootstrap_token.ts";
+import { constantTimeEqual } from "./constant_time.ts";
 import { type DecodedSecret, getData } from "./secret.ts";
 import {
   BOOTSTRAP_USER_PREFIX,
-  constantTimeEqual,
   KEYS,
   SECRET_PREFIX,
   SECRET_TYPE,

@@ -10,7 +10,7 @@
 import { createHmac } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { base64Url } from "./base64.ts";
-import { constantTimeEqual } from "./token.ts";
+import { constantTimeEqual } from "./constant_time.ts";
 
 /** The protected header cluster-bootstrap signs with (keys in this order, no spaces). */
 export function jwsHeader(tokenId: string): string {

@@ -5,8 +5,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
-import { timingSafeEqual } from "node:crypto";
 import { InputError, UsageError } from "./errors.ts";
 import { cryptoRandom, type RandomBytes, randomString } from "./random.ts";
 
@@ -65,23 +63,6 @@ export function parseToken(text: string, flag = "--token"): Token {
     );
   }
   return token;
-}
-
-/**
- * Compares two strings in constant time for equal lengths (unequal lengths
- * are unequal at once, as Go's `subtle.ConstantTimeCompare`): for token
- * secrets and signatures.
- *
- * @example
- * ```ts
- * constantTimeEqual("abc", "abc"); // true
- * ```
- */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, "utf8");
-  const y = Buffer.from(b, "utf8");
-  if (x.length !== y.length) return false;
-  return timingSafeEqual(x, y);
 }
 
 /** `BootstrapTokenSecretPrefix`: a token's Secret is named `bootstrap-token-<id>`. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { authenticateBootstrapToken } from "../lib/authenticator.ts";
-import { constantTimeEqual } from "../lib/token.ts";
+import { constantTimeEqual } from "../lib/constant_time.ts";
 import type { DecodedSecret } from "../lib/secret.ts";
 
 // k/k plugin/pkg/auth/authenticator/token/bootstrap/bootstrap_test.go

@@ -442,8 +442,8 @@ Deno.test("CLI init without --out-dir writes no file (no private key anywhere) a
 });
 
 Deno.test("constantTimeEqual() is node:crypto timingSafeEqual-based and exact", async () => {
-  const { constantTimeEqual } = await import("../lib/token.ts");
-  const src = fs.readFileSync(new URL("../lib/token.ts", import.meta.url), "utf8");
+  const { constantTimeEqual } = await import("../lib/constant_time.ts");
+  const src = fs.readFileSync(new URL("../lib/constant_time.ts", import.meta.url), "utf8");
   const body = src.slice(src.indexOf("export function constantTimeEqual"));
   assert.match(body.slice(0, body.indexOf("\n}\n")), /timingSafeEqual\(/);
   assert.equal(constantTimeEqual(FIXTURE_SECRET, FIXTURE_SECRET), true);
