@@ -69,12 +69,16 @@ export const MAX_MESSAGE_CHARS = 2000;
  */
 export function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return diagnosticLine(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+  // Line breaks and the blanks around them become one space. Split and trim rather than
+  // /\s*[\r\n]+\s*/, which backtracks quadratically on a long run of blanks (an echoed value).
+  const lines = text.split(/[\r\n]+/).map((l) => l.trim()).filter((l) => l !== "");
+  return diagnosticLine(lines.join(" "));
 }
 
-// Anything shaped like a bootstrap token (either case), standing alone; the ID part may be
-// cut short (a value quoted from a mangled file), the 16-character secret part may not.
-const TOKEN_LIKE = /(?<![A-Za-z0-9])([A-Za-z0-9]{1,6})\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
+// The secret half of anything shaped like a bootstrap token, in either case: 16 letters or
+// digits after a dot that follows a letter or digit. The ID part may be cut short or run into
+// other text (a value quoted from a mangled file); the secret part may not.
+const TOKEN_LIKE = /(?<=[A-Za-z0-9])\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
 
 /**
  * Replaces the secret half of anything shaped like a bootstrap token with
@@ -87,7 +91,7 @@ const TOKEN_LIKE = /(?<![A-Za-z0-9])([A-Za-z0-9]{1,6})\.[A-Za-z0-9]{16}(?![A-Za-
  * ```
  */
 export function redactTokens(text: string): string {
-  return text.replace(TOKEN_LIKE, "$1.<value withheld>");
+  return text.replace(TOKEN_LIKE, ".<value withheld>");
 }
 
 /**

@@ -37,6 +37,9 @@ export const DEFAULT_SEED = 0x6a6f696e; // "join"
 /** A call slower than this (ms) counts as a hang. Generous: CI shares 2 cores. */
 export const SLOW_MS = Number(process.env.JOINKIT_FUZZ_SLOW_MS ?? 3000);
 
+/** Print every input before running it (`JOINKIT_FUZZ_TRACE=1`). */
+const TRACE = !!process.env.JOINKIT_FUZZ_TRACE;
+
 /** Longest error message accepted (a message echoing a huge input is a bug). */
 export const MAX_MESSAGE = 1000;
 
@@ -616,6 +619,10 @@ export async function fuzz<T>(target: FuzzTarget<T>): Promise<{ tried: number; p
       input.length > max
     ) {
       input = input.slice(0, max) as T;
+    }
+    if (TRACE) {
+      // JOINKIT_FUZZ_TRACE=1: each input before it runs, to find the one that hangs.
+      process.stderr.write(`[fuzz ${target.name}] ${it} [${how}] ${hexDump(show(input), 48)}\n`);
     }
     const problem = await once(target, input);
     if (problem !== undefined) failures.push({ iteration: it, how, input: show(input), problem });

@@ -184,3 +184,14 @@ Deno.test("formatRfc3339() writes years past 9999 as Go does and refuses an out-
     (e: unknown) => e instanceof InputError,
   );
 });
+
+Deno.test("oneLine() stays linear on long runs of blanks and keeps its one-line shape", async () => {
+  const { oneLine } = await import("../lib/errors.ts");
+  const t0 = performance.now();
+  const line = oneLine(new Error("a" + " ".repeat(1_000_000) + "b"));
+  assert.ok(performance.now() - t0 < HANG_MS);
+  assert.match(line, /^a {1999}… \(\d+ more chars\)$/);
+  assert.equal(oneLine(new Error("  a \n \r\n b\nc  ")), "a b c");
+  assert.equal(oneLine(new Error("x\n\n\ny")), "x y");
+  assert.equal(oneLine("plain"), "plain");
+});

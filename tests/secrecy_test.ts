@@ -564,11 +564,21 @@ Deno.test("redactTokens() withholds token secrets in any diagnostic, in either c
   );
   assert.equal(redactTokens(`"${FIXTURE_TOKEN.toUpperCase()}"`), '"ABCDEF.<value withheld>"');
   assert.equal(oneLine(new Error(`x ${FIXTURE_TOKEN}\ny`)), "x abcdef.<value withheld> y");
-  // A cut-short ID part (a value quoted from a mangled file) is still withheld.
+  // A cut-short or run-on ID part (a value quoted from a mangled file) is still withheld.
   assert.equal(redactTokens(`kind "Cdef.${FIXTURE_SECRET}"`), 'kind "Cdef.<value withheld>"');
-  // Not a token: longer runs, hashes and host names stay as they are.
+  assert.equal(
+    redactTokens(`kind "Configabcdef.${FIXTURE_SECRET}"`),
+    'kind "Configabcdef.<value withheld>"',
+  );
+  // Not a token: a longer run, no ID part, hashes, host and file names stay as they are.
   for (
-    const s of ["abcdefg.s3cr3tt0k3nv4lu3", "abcdef.s3cr3tt0k3nv4lu3x", F.pin, "node-1.example.com"]
+    const s of [
+      "abcdef.s3cr3tt0k3nv4lu3x",
+      ".s3cr3tt0k3nv4lu3",
+      F.pin,
+      "node-1.example.com",
+      "ca.crt",
+    ]
   ) {
     assert.equal(redactTokens(s), s);
   }
