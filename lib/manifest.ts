@@ -133,7 +133,8 @@ function parseYaml(text: string, source: string): unknown[] {
     docs = loadAll(text, { schema: K8S_YAML_SCHEMA, maxDepth: MAX_DEPTH });
   } catch (err) {
     const mark = err instanceof YAMLException ? err.mark : undefined;
-    const reason = err instanceof YAMLException ? err.reason : firstLine(err);
+    // The reason may quote input (an alias name): cut it like any other first line.
+    const reason = firstLine(err instanceof YAMLException ? new Error(err.reason) : err);
     const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : "";
     const doc = mark ? documentNumber(text, mark.position) : 1;
     throw new InputError(`${source}: document ${doc} is not valid YAML: ${reason}${where}`);
