@@ -17,6 +17,7 @@ import {
   newBootstrapTokenString,
   SECRET_PREFIX,
   type Token,
+  TOKEN_ID_PATTERN,
   validateBootstrapGroupName,
 } from "./token.ts";
 
@@ -103,7 +104,11 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
     throw new InputError(
       `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${
         goQuote(secret.name)
-      }. Expected: ${goQuote(SECRET_PREFIX + id)}`,
+      }. Expected: ${
+        // An invalid token-id may be a secret pasted into the wrong field: never echo it.
+        TOKEN_ID_PATTERN.test(id)
+          ? goQuote(SECRET_PREFIX + id)
+          : `"${SECRET_PREFIX}<token-id>" (token-id not shown: not [a-z0-9]{6})`}`,
     );
   }
   const tokenSecret = getData(secret, KEYS.secret);
