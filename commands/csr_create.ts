@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from "../lib/approver.ts";
 import { createCsr, csrPem, digestedName } from "../lib/csr.ts";
 import { buildCsrObject } from "../lib/csr_object.ts";
+import { isDns1123Subdomain } from "../lib/csr_validation.ts";
 import { UsageError } from "../lib/errors.ts";
 import { exportPrivateKeyPem, exportSpki, generateKeyPair, type KeyType } from "../lib/keys.ts";
 import { renderObjects } from "../lib/manifest.ts";
@@ -76,8 +77,11 @@ Examples:
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     const node = requireString(ctx.flags, "node");
-    if (node.trim() === "" || /\s/.test(node)) {
-      throw new UsageError(`--node must be a node name, got ${JSON.stringify(node)}`);
+    if (node.trim() === "" || /\s/.test(node) || isDns1123Subdomain(node).length > 0) {
+      // Node names are DNS-1123 subdomains (ValidateNodeName); anything else never joins.
+      throw new UsageError(
+        `--node must be a node name (lower-case DNS-1123 subdomain), got ${JSON.stringify(node)}`,
+      );
     }
     const outDir = requireString(ctx.flags, "out-dir");
     const serving = flagBool(ctx.flags, "serving");
