@@ -90,6 +90,11 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 0, 0, "");
+    // Progress lines are held back until the run succeeds, so a failure is one error line.
+    const progress: string[] = [];
+    const stderr = ctx.stderr;
+    const flush = () => progress.splice(0).forEach((line) => stderr(line));
+    ctx = { ...ctx, stderr: (line: string) => void progress.push(line) };
     const log = (line: string) => ctx.stderr(`[bootstrap-token] ${line}`);
     const server = parseServerUrl(requireString(ctx.flags, "server"));
     const caFile = requireString(ctx.flags, "ca");
@@ -188,6 +193,7 @@ Examples:
     );
 
     if (outDir === undefined) {
+      flush();
       ctx.stdout(manifests);
       return;
     }
@@ -198,6 +204,7 @@ Examples:
       { path: path.join(outDir, OUT_FILES.joinCommand), data: join, mode: 0o600 },
     ];
     writeFilesAtomic(files, flagBool(ctx.flags, "force"));
-    for (const f of files) ctx.stderr(`[bootstrap-token] Wrote ${f.path}`);
+    flush();
+    for (const f of files) stderr(`[bootstrap-token] Wrote ${f.path}`);
   },
 };
