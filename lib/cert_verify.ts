@@ -155,10 +155,15 @@ export async function verifyCertificate(
     }
     const inter = pool.splice(next, 1)[0]!;
     const bad = await checkSignature(cur, inter.key);
-    if (bad || !isCa(inter)) {
+    const expired = inter.notAfter.getTime() < at || inter.notBefore.getTime() > at;
+    if (bad || !isCa(inter) || expired) {
       chainDetail = bad
         ? `signature by intermediate ${formatName(inter.subject)} does not verify: ${bad}`
-        : `intermediate ${formatName(inter.subject)} is not a CA`;
+        : !isCa(inter)
+        ? `intermediate ${formatName(inter.subject)} is not a CA`
+        : `intermediate ${formatName(inter.subject)} is not valid at ${
+          formatRfc3339(o.at)
+        } (valid ${formatRfc3339(inter.notBefore)} to ${formatRfc3339(inter.notAfter)})`;
       break;
     }
     chain.push(inter);
