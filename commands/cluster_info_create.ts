@@ -12,6 +12,7 @@ import {
   type SigningToken,
 } from "../lib/bootstrap_signer.ts";
 import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
+import { UsageError } from "../lib/errors.ts";
 import { caBundle, clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
 import { parseManifests, renderObjects } from "../lib/manifest.ts";
 import { parseServerUrl } from "../lib/server_url.ts";
@@ -25,7 +26,14 @@ function tokensFromFlags(ctx: Context): SigningToken[] {
   const tokens: SigningToken[] = [];
   for (const t of flagList(ctx.flags, "token")) {
     const token = parseToken(t);
-    if (!tokens.some((x) => x.id === token.id)) tokens.push(token);
+    const same = tokens.find((x) => x.id === token.id);
+    if (same === undefined) tokens.push(token);
+    else if (same.secret !== token.secret) {
+      // Two secrets for one ID: the Secret applied last would not match the signature.
+      throw new UsageError(
+        `token ID ${JSON.stringify(token.id)} given twice with different secrets`,
+      );
+    }
   }
   return tokens;
 }
