@@ -73,6 +73,11 @@ const keyWithGarbage = put(
   "garbage.key",
   F.text["ca.key"]! + "\u0000\u00ff garbage " + F.text["ca.key"]!.slice(40, 120),
 );
+// token-id and token-secret swapped: the secret sits where an ID is echoed.
+const swapped = put(
+  "swapped.yaml",
+  `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-token-abcdef\n  namespace: kube-system\ntype: bootstrap.kubernetes.io/token\nstringData:\n  token-id: ${FIXTURE_SECRET}\n  token-secret: abcdef\n  usage-bootstrap-authentication: "true"\n  usage-bootstrap-signing: "true"\n`,
+);
 const clusterInfoTampered = put(
   "ci-tampered.yaml",
   F.text["cluster-info.yaml"]!.replace("10.0.0.1", "10.9.9.9"),
@@ -136,6 +141,23 @@ const RUNS: Run[] = [
   },
   { args: ["token", "list", badSecretLen, ...NOW] },
   { args: ["token", "list", badSecretCase, ...NOW] },
+  { args: ["token", "list", swapped, ...NOW] },
+  { args: ["token", "list", swapped, "-o", "json", ...NOW] },
+  { args: ["token", "check", FIXTURE_TOKEN, "--secrets", swapped, "-o", "json", ...NOW] },
+  { args: ["cluster-info", "sign", F.clusterInfo, "--secrets", swapped, ...NOW] },
+  {
+    args: [
+      "cluster-info",
+      "create",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--secrets",
+      swapped,
+      ...NOW,
+    ],
+  },
   { args: ["token", "list", brokenYaml, ...NOW] },
   { args: ["token", "check", FIXTURE_TOKEN, "--secrets", F.secrets, ...NOW] },
   { args: ["token", "check", FIXTURE_TOKEN, "--secrets", F.secrets, "-o", "json", ...NOW] },
