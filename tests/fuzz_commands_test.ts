@@ -387,10 +387,20 @@ Deno.test("CLI argv fuzz (in process): random flag sets for every command", asyn
     },
     run: (s) => {
       const { argv } = JSON.parse(s) as { argv: string[] };
-      return argv.length ? runCommand(argv) : undefined;
+      return argv.length ? runCommand(insideScratch(argv)) : undefined;
     },
   });
   fs.rmSync(scratch, { recursive: true, force: true });
+
+  /** Output paths the fuzzer picked (`--out-dir worker-1`) go under scratch, never the repo. */
+  function insideScratch(argv: string[]): string[] {
+    const where = (v: string) => (path.isAbsolute(v) ? v : path.join(scratch, v));
+    return argv.map((a, i) => {
+      const m = /^(--out(?:-dir)?)=(.*)$/s.exec(a);
+      if (m) return `${m[1]}=${where(m[2]!)}`;
+      return i > 0 && /^--out(-dir)?$/.test(argv[i - 1]!) ? where(a) : a;
+    });
+  }
 });
 
 Deno.test("CLI output integrity fuzz (in process): hostile flag values cannot inject YAML objects", async () => {
