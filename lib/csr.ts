@@ -33,7 +33,8 @@ import {
   type Sans,
   sansEmpty,
 } from "./pkix.ts";
-import { checkSignature, readSigAlg, type SigAlg, signingAlgorithm } from "./sigalg.ts";
+import { checkSignature, readSigAlg, type SigAlg } from "./sigalg.ts";
+import { signingAlgorithm } from "./keys.ts";
 import { x509 } from "./x509.ts";
 
 const OID_EXTENSION_REQUEST = "1.2.840.113549.1.9.14";

@@ -153,25 +153,3 @@ export async function checkSignature(s: Signed, key: KeyInfo): Promise<string | 
   if (family === "ECDSA") return "x509: ECDSA verification failure";
   return "x509: Ed25519 verification failure";
 }
-
-/**
- * The signing algorithm Go's x509 picks for a WebCrypto private key:
- * SHA256-RSA (or the key's hash); ECDSA with SHA-256 / SHA-384 / SHA-512 by
- * curve; Ed25519. Throws for other keys.
- */
-export function signingAlgorithm(key: CryptoKey): Algorithm & { hash?: string } {
-  const alg = key.algorithm as Algorithm & { namedCurve?: string };
-  if (alg.name === "RSASSA-PKCS1-v1_5") {
-    return { name: alg.name, hash: (key.algorithm as RsaHashedKeyAlgorithm).hash.name };
-  }
-  if (alg.name === "ECDSA") {
-    const hash = alg.namedCurve === "P-384"
-      ? "SHA-384"
-      : alg.namedCurve === "P-521"
-      ? "SHA-512"
-      : "SHA-256";
-    return { name: "ECDSA", hash };
-  }
-  if (alg.name === "Ed25519") return { name: "Ed25519" };
-  throw new Error(`unsupported signing key algorithm ${alg.name}`);
-}

@@ -28,7 +28,7 @@ import { cryptoRandom, type RandomBytes } from "./random.ts";
 import { AsnConvert } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { EXT, extension, goName, sanExtension, sansEmpty } from "./pkix.ts";
-import { signingAlgorithm } from "./sigalg.ts";
+import { signingAlgorithm } from "./keys.ts";
 import { ekuOid, keyUsagesFromStrings } from "./usages.ts";
 import { x509 } from "./x509.ts";
 
