@@ -10,7 +10,7 @@
 
 import { AsnConvert } from "@peculiar/asn1-schema";
 import { Certificate } from "@peculiar/asn1-x509";
-import { readTlv } from "./der.ts";
+import { certificateParts, readTlv, tlvBytes } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { spkiHash } from "./pin.ts";
 import {
@@ -29,6 +29,7 @@ import {
   parseAuthorityKeyId,
   parseBasicConstraints,
   parseExtKeyUsage,
+  parseIp,
   parseKeyUsage,
   parseSans,
   parseSubjectKeyId,
@@ -66,7 +67,60 @@ export interface Cert {
   subjectKeyId: Uint8Array | undefined;
   authorityKeyId: Uint8Array | undefined;
   sans: Sans;
+  /**
+   * Go's x509.SignatureAlgorithm String(): "SHA256-RSA", "SHA256-RSAPSS",
+   * "ECDSA-SHA256", "Ed25519", "SHA1-RSA", …; "" when Go calls it
+   * UnknownSignatureAlgorithm (unknown OID, unsupported PSS params, Ed25519
+   * with params).
+   */
+  signatureAlgorithm: string;
+  /** Go's PublicKeyAlgorithm: "RSA" | "ECDSA" | "Ed25519" | "DSA" | "X25519" | "" (unknown: no key). */
+  publicKeyAlgorithm: string;
+  /** Whether the basicConstraints extension was present (Go's BasicConstraintsValid). */
+  basicConstraintsValid: boolean;
+  isCA: boolean;
+  /** -1 = no pathLen (unlimited). */
+  maxPathLen: number;
+  hasSanExtension: boolean;
+  /** Raw SAN extension value, for Go's alreadyInChain comparison. */
+  sanExtension: Uint8Array | undefined;
+  /** iPAddress SANs as raw 4/16 bytes, in order (`sans.ips` keeps the text form). */
+  sanIpBytes: Uint8Array[];
+  nameConstraints: NameConstraints | undefined;
+  /** Dotted OIDs of critical extensions Go does not handle. */
+  unhandledCriticalExtensions: string[];
 }
+
+/** A parsed NameConstraints extension (Go's Permitted… and Excluded… fields). */
+export interface NameConstraints {
+  critical: boolean;
+  permittedDns: string[];
+  excludedDns: string[];
+  permittedEmail: string[];
+  excludedEmail: string[];
+  permittedUri: string[];
+  excludedUri: string[];
+  permittedIp: { ip: Uint8Array; mask: Uint8Array }[];
+  excludedIp: { ip: Uint8Array; mask: Uint8Array }[];
+}
+
+/**
+ * The name Go's UnknownAuthorityError hint gives a candidate certificate:
+ * its CN, else its first Organization, else `serial:<decimal>`.
+ */
+export function goCertName(c: Cert): string {
+  if (c.subject.commonName !== "") return c.subject.commonName;
+  if (c.subject.organization.length > 0) return c.subject.organization[0]!;
+  return "serial:" + serialDecimal(c.serial);
+}
+
+const KEY_ALGS_GO: Record<string, string> = {
+  "1.2.840.113549.1.1.1": "RSA",
+  "1.2.840.10045.2.1": "ECDSA",
+  "1.3.101.112": "Ed25519",
+  "1.3.101.110": "X25519",
+  "1.2.840.10040.4.1": "DSA",
+};
 
 const bytes = (b: ArrayBuffer) => new Uint8Array(b);
 
@@ -101,8 +155,11 @@ export function parseCertificate(der: Uint8Array): Cert {
     const aki = get(EXT.authorityKeyId);
     const san = get(EXT.subjectAltName);
     const sigAlg = readSigAlg(c.signatureAlgorithm);
-    let issuerDer: Uint8Array | undefined;
-    let subjectDer: Uint8Array | undefined;
+    const parts = certificateParts(der);
+    const bcv = bc ? parseBasicConstraints(bc) : undefined;
+    const sans = san ? parseSans(san) : emptySans();
+    const sigName = sigAlgName(sigAlg);
+    const keyType = KEY_ALGS_GO[t.subjectPublicKeyInfo.algorithm.algorithm] ?? "";
     return {
       der,
       tbs: bytes(c.tbsCertificateRaw ?? AsnConvert.serialize(t)),
@@ -112,14 +169,9 @@ export function parseCertificate(der: Uint8Array): Cert {
       version: t.version + 1,
       serial: bytes(t.serialNumber),
       issuer: nameFromX509(t.issuer),
-      // The DER forms are re-encoded only when asked for (chain matching, pins).
-      get issuerDer() {
-        return (issuerDer ??= reencode(t.issuer, "issuer"));
-      },
+      issuerDer: tlvBytes(der, parts.issuer),
       subject: nameFromX509(t.subject),
-      get subjectDer() {
-        return (subjectDer ??= reencode(t.subject, "subject"));
-      },
+      subjectDer: tlvBytes(der, parts.subject),
       notBefore: time(t.validity.notBefore),
       notAfter: time(t.validity.notAfter),
       key: describeAsnSpki(
@@ -129,10 +181,30 @@ export function parseCertificate(der: Uint8Array): Cert {
       extensions,
       keyUsage: ku ? parseKeyUsage(ku) : undefined,
       extKeyUsage: eku ? parseExtKeyUsage(eku) : undefined,
-      basicConstraints: bc ? parseBasicConstraints(bc) : undefined,
+      basicConstraints: bcv,
       subjectKeyId: ski ? parseSubjectKeyId(ski) : undefined,
       authorityKeyId: aki ? parseAuthorityKeyId(aki) : undefined,
-      sans: san ? parseSans(san) : emptySans(),
+      sans,
+      // Interim values from the schema-based reader (replaced by the Go port).
+      signatureAlgorithm: sigName.includes(".") || sigName === "RSASSA-PSS" ? "" : sigName,
+      publicKeyAlgorithm: keyType,
+      basicConstraintsValid: bcv !== undefined,
+      isCA: bcv?.isCA ?? false,
+      maxPathLen: bcv?.maxPathLen ?? -1,
+      hasSanExtension: san !== undefined,
+      sanExtension: san,
+      sanIpBytes: sans.ips.map((ip) => parseIp(ip)!),
+      nameConstraints: undefined,
+      unhandledCriticalExtensions: extensions.filter((e) =>
+        e.critical && ![
+          EXT.keyUsage,
+          EXT.extKeyUsage,
+          EXT.basicConstraints,
+          EXT.subjectAltName,
+          EXT.subjectKeyId,
+          EXT.authorityKeyId,
+        ].includes(e.oid as never)
+      ).map((e) => e.oid),
     };
   } catch (e) {
     if (e instanceof InputError) throw e;
