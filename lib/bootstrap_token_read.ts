@@ -9,7 +9,7 @@
 
 import { InputError } from "./errors.ts";
 import { type DecodedSecret, getData } from "./secret.ts";
-import { formatRfc3339, tryParseRfc3339 } from "./time.ts";
+import { compareToDate, formatRfc3339, type GoInstant, parseGoTime, toDate } from "./time.ts";
 import {
   BOOTSTRAP_DEFAULT_GROUP,
   goQuote,
@@ -23,17 +23,21 @@ import {
 
 /** A time as Go's `time.Parse(time.RFC3339, …)` keeps it: the instant and its UTC offset. */
 export interface GoTime {
-  /** The instant. */
+  /** The instant, truncated to the millisecond. */
   date: Date;
   /** The offset it was written with, in minutes east of UTC. */
   offsetMinutes: number;
+  /** The full instant (nanoseconds kept), when it was parsed from text. */
+  instant?: GoInstant;
 }
 
-const GO_RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(Z|([+-])(\d{2}):(\d{2}))$/;
+function goTimeOf(instant: GoInstant): GoTime {
+  return { date: toDate(instant), offsetMinutes: instant.offsetSeconds / 60, instant };
+}
 
 /**
- * Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does (upper-case `T`
- * and `Z`, optional fraction), keeping the offset; `undefined` if invalid.
+ * Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does (see
+ * `lib/time.ts`), keeping the offset; `undefined` where Go returns an error.
  *
  * @example
  * ```ts
@@ -41,14 +45,48 @@ const GO_RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(Z|([+-])(\d
  * ```
  */
 export function parseGoRfc3339(text: string): GoTime | undefined {
-  const m = GO_RFC3339.exec(text);
-  if (!m) return undefined;
-  const date = tryParseRfc3339(text.replace(",", "."));
-  if (!date || Number.isNaN(date.getTime())) return undefined;
-  const offsetMinutes = m[1] === "Z"
-    ? 0
-    : (m[2] === "-" ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
-  return { date, offsetMinutes };
+  const r = parseGoTime(text);
+  return r.ok ? goTimeOf(r.time) : undefined;
+}
+
+/**
+ * A bootstrap token's `expiration` as cluster-bootstrap's `GetExpiration`
+ * reads it: the raw value, no trimming; empty or absent means never;
+ * what `time.Parse(time.RFC3339, …)` refuses is unparseable (and so, for
+ * every judge, expired).
+ */
+export type TokenExpiration =
+  | { kind: "never" }
+  | { kind: "at"; time: GoTime; instant: GoInstant }
+  | { kind: "unparseable"; error: string };
+
+/**
+ * The one reading of an `expiration` value that every judge uses (`token
+ * check`, `token list`, the authenticator, the bootstrap signer).
+ *
+ * @example
+ * ```ts
+ * tokenExpiration("2030-01-01T5:00:00Z").kind; // "at" (Go's fallback parser takes it)
+ * tokenExpiration("2030-01-01T05:00:00Z\n").kind; // "unparseable"
+ * ```
+ */
+export function tokenExpiration(value: string | undefined): TokenExpiration {
+  if (value === undefined || value === "") return { kind: "never" };
+  const r = parseGoTime(value);
+  if (!r.ok) return { kind: "unparseable", error: r.error };
+  return { kind: "at", time: goTimeOf(r.time), instant: r.time };
+}
+
+/**
+ * cluster-bootstrap's `HasExpired`: unparseable is expired; otherwise expired
+ * when `exp.Sub(now) <= 0`, so a token is dead at its expiration instant.
+ * Compared at nanosecond resolution on the expiration's side (`now` is a
+ * `Date`, milliseconds).
+ */
+export function tokenHasExpired(exp: TokenExpiration, now: Date): boolean {
+  if (exp.kind === "never") return false;
+  if (exp.kind === "unparseable") return true;
+  return compareToDate(exp.instant, now) <= 0;
 }
 
 /**
@@ -130,18 +168,14 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
     usages: [],
     groups: [],
   };
-  const expiration = getData(secret, KEYS.expiration);
-  if (expiration !== "") {
-    const t = parseGoRfc3339(expiration);
-    if (!t) {
-      throw new InputError(
-        `can't parse expiration time of bootstrap token ${goQuote(secret.name)}: parsing time ${
-          goQuote(expiration)
-        } as "2006-01-02T15:04:05Z07:00": not RFC 3339`,
-      );
-    }
-    parsed.expires = t;
+  const expiration = tokenExpiration(getData(secret, KEYS.expiration));
+  if (expiration.kind === "unparseable") {
+    // kubeadm: errors.Wrapf(err, "can't parse expiration time of bootstrap token %q", name)
+    throw new InputError(
+      `can't parse expiration time of bootstrap token ${goQuote(secret.name)}: ${expiration.error}`,
+    );
   }
+  if (expiration.kind === "at") parsed.expires = expiration.time;
   for (const [k, v] of Object.entries(secret.data)) {
     if (k.startsWith(KEYS.usagePrefix) && v === "true") {
       parsed.usages.push(k.slice(KEYS.usagePrefix.length));
@@ -154,8 +188,9 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
 }
 
 /**
- * `GetExpiration`: no `expiration` means never; unparseable or not after
- * `now` means expired. `remainingMs` is the time left when not expired.
+ * `GetExpiration` + `HasExpired` ({@link tokenExpiration},
+ * {@link tokenHasExpired}): no `expiration` means never; unparseable or not
+ * after `now` means expired. `remainingMs` is the time left when not expired.
  *
  * @example
  * ```ts
@@ -166,12 +201,11 @@ export function getExpiration(
   secret: DecodedSecret,
   now: Date,
 ): { expired: boolean; remainingMs: number; unparseable?: boolean } {
-  const text = getData(secret, KEYS.expiration);
-  if (text === "") return { expired: false, remainingMs: 0 };
-  const t = parseGoRfc3339(text);
-  if (!t) return { expired: true, remainingMs: 0, unparseable: true };
-  const left = t.date.getTime() - now.getTime();
-  return left <= 0 ? { expired: true, remainingMs: 0 } : { expired: false, remainingMs: left };
+  const exp = tokenExpiration(getData(secret, KEYS.expiration));
+  if (exp.kind === "never") return { expired: false, remainingMs: 0 };
+  if (exp.kind === "unparseable") return { expired: true, remainingMs: 0, unparseable: true };
+  if (tokenHasExpired(exp, now)) return { expired: true, remainingMs: 0 };
+  return { expired: false, remainingMs: Math.max(exp.time.date.getTime() - now.getTime(), 0) };
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, tempDir } from "./_cli.ts";
+import { getExpiration, tokenExpiration, tokenHasExpired } from "../lib/bootstrap_token_read.ts";
 
 const NOW = "2026-01-01T00:30:00Z";
 
@@ -200,5 +201,95 @@ Deno.test("CLI token auth-file prints a fresh token line in the TLS-bootstrappin
     assert.equal(r.code, 2, args.join(" "));
     assert.equal(r.stdout, "");
     assert.match(r.stderr, /^error: .+\n$/);
+  }
+});
+
+Deno.test("tokenExpiration() and tokenHasExpired() follow cluster-bootstrap's GetExpiration/HasExpired (vector 36)", () => {
+  const now = new Date("2030-01-01T00:00:00Z");
+  const cases: [string | undefined, "never" | "at" | "unparseable", boolean][] = [
+    [undefined, "never", false], // absent: never expires
+    ["", "never", false],
+    ["2009-11-10T23:00:00Z", "at", true],
+    ["2109-11-10T23:00:00Z", "at", false],
+    ["2109-11-10t23:00:00z", "unparseable", true],
+    // §4: Go's fallback parser makes these live
+    ["2030-01-01T5:00:00Z", "at", false],
+    ["2030-01-01T05:00:00,5Z", "at", false],
+    ["2030-01-02T05:00:00+24:00", "at", false], // 2030-01-01T05:00:00Z
+    ["2030-01-01T05:00:00+24:00", "at", true], // 2029-12-31T05:00:00Z
+    // … and refuses these, so they are dead
+    ["2030-01-01t05:00:00z", "unparseable", true],
+    ["2030-01-01T05:00:00", "unparseable", true],
+    ["2030-01-01T05:00:00Z ", "unparseable", true],
+    ["2030-01-01T05:00:00Z\n", "unparseable", true],
+    [" 2030-01-01T05:00:00Z", "unparseable", true],
+    // dead at the instant itself (exp.Sub(now) <= 0), alive half a millisecond later
+    ["2030-01-01T00:00:00Z", "at", true],
+    ["2030-01-01T00:00:00.0005Z", "at", false],
+    ["2029-12-31T23:59:59.9995Z", "at", true],
+  ];
+  for (const [value, kind, expired] of cases) {
+    const exp = tokenExpiration(value);
+    assert.equal(exp.kind, kind, JSON.stringify(value));
+    assert.equal(tokenHasExpired(exp, now), expired, JSON.stringify(value));
+    const data: Record<string, string> = { "token-id": "abcdef" };
+    if (value !== undefined) data.expiration = value;
+    const s = { name: "bootstrap-token-abcdef", namespace: "kube-system", type: "", data };
+    assert.equal(getExpiration(s, now).expired, expired, JSON.stringify(value));
+  }
+});
+
+Deno.test("CLI token check judges expiration as kube-apiserver does (Go's time.Parse)", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const cases: [string, boolean][] = [
+      ["2030-01-01T6:00:00Z", true],
+      ["2030-01-01T05:00:00,5Z", true],
+      ["2030-01-02T06:00:00+24:00", true],
+      ["2030-01-01T05:00:00.0005Z", true], // 0.5 ms after --now
+      ["2030-01-01T05:00:00Z", false], // at --now
+      ["2030-01-01t05:00:00z", false],
+      ["2030-01-01T05:00:00", false],
+      ["2030-01-01T06:00:00Z ", false],
+      ["2030-01-01T06:00:00Z\n", false],
+    ];
+    for (const [i, [expiration, live]] of cases.entries()) {
+      const file = path.join(dir, `s${i}.json`);
+      fs.writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+          type: "bootstrap.kubernetes.io/token",
+          stringData: {
+            "token-id": "abcdef",
+            "token-secret": "0123456789abcdef",
+            "usage-bootstrap-authentication": "true",
+            expiration,
+          },
+        }),
+      );
+      const r = await runCli([
+        "token",
+        "check",
+        "abcdef.0123456789abcdef",
+        "--secrets",
+        file,
+        "--now",
+        "2030-01-01T05:00:00Z",
+      ]);
+      const what = JSON.stringify(expiration);
+      if (live) {
+        assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+        assert.equal(r.stderr, "", what);
+      } else {
+        assert.equal(r.code, 3, `${what}: ${r.stderr}`);
+        assert.equal(r.stdout, "", what);
+        assert.match(r.stderr, /^error: token rejected at step 7 \(expiration\): [^\n]*\n$/, what);
+      }
+    }
+  } finally {
+    cleanup();
   }
 });

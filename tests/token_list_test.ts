@@ -185,7 +185,7 @@ Deno.test("bootstrapTokenFromSecret() rejects bad Secrets with kubeadm's texts, 
     ],
     [
       secret({ ...ok, expiration: "2030-01-01" }),
-      `can't parse expiration time of bootstrap token "bootstrap-token-abcdef": parsing time "2030-01-01" as "2006-01-02T15:04:05Z07:00": not RFC 3339`,
+      `can't parse expiration time of bootstrap token "bootstrap-token-abcdef": parsing time "2030-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"`,
     ],
   ];
   for (const [s, want] of cases) {
@@ -281,7 +281,7 @@ metadata: {name: not-a-secret}
     assert.deepEqual(lines, [
       `error: ${file}: Secret kube-system/bootstrap-token-zzzzzz: bootstrap token name is not of the form 'bootstrap-token-(token-id)'. Actual: "bootstrap-token-zzzzzz". Expected: "bootstrap-token-abcdef"`,
       `error: ${file}: Secret kube-system/bootstrap-token-bbbbbb: data["token-id"] is not valid base64`,
-      `error: ${file}: Secret "bootstrap-token-cccccc": can't parse expiration time of bootstrap token "bootstrap-token-cccccc": parsing time "never" as "2006-01-02T15:04:05Z07:00": not RFC 3339`,
+      `error: ${file}: Secret "bootstrap-token-cccccc": can't parse expiration time of bootstrap token "bootstrap-token-cccccc": parsing time "never" as "2006-01-02T15:04:05Z07:00": cannot parse "never" as "2006"`,
       `warning: ${file}: Secret default/bootstrap-token-dddddd: skipped, not in namespace kube-system`,
     ]);
     assert.ok(!r.stderr.includes("0123456789abcdef") && !r.stderr.includes("ccccccccccccccc1"));
@@ -360,4 +360,52 @@ Deno.test({
       cleanup();
     }
   },
+});
+
+Deno.test("CLI token list reads expirations with Go's time.Parse: §4 live values listed, dead ones reported", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ids = ["aaaaa1", "aaaaa2", "aaaaa3", "aaaaa4", "aaaaa5", "aaaaa6", "aaaaa7"];
+    const values = [
+      "2030-01-01T5:00:00Z",
+      "2030-01-01T05:00:00,5Z",
+      "2030-01-02T05:00:00+24:00",
+      "2030-01-01t05:00:00z",
+      "2030-01-01T05:00:00",
+      "2030-01-01T05:00:00Z ",
+      "2030-01-01T05:00:00Z\n",
+    ];
+    const items = ids.map((id, i) => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: `bootstrap-token-${id}`, namespace: "kube-system" },
+      type: "bootstrap.kubernetes.io/token",
+      stringData: { "token-id": id, "token-secret": "0123456789abcdef", expiration: values[i] },
+    }));
+    const file = path.join(dir, "list.json");
+    fs.writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+    const r = await runCli(["token", "list", file, "--now", "2030-01-01T00:00:00Z"]);
+    assert.equal(r.code, 1, r.stderr);
+    const rows = r.stdout.split("\n").slice(1, -1).map((l) => l.split(/\s+/).slice(0, 3));
+    assert.deepEqual(rows, [
+      ["aaaaa1.0123456789abcdef", "5h", "2030-01-01T05:00:00Z"],
+      ["aaaaa2.0123456789abcdef", "5h", "2030-01-01T05:00:00Z"],
+      ["aaaaa3.0123456789abcdef", "5h", "2030-01-02T05:00:00+24:00"],
+    ]);
+    const L = '"2006-01-02T15:04:05Z07:00"';
+    const why = (id: string, e: string) =>
+      `error: ${file}: Secret kube-system/bootstrap-token-${id}: can't parse expiration time of bootstrap token "bootstrap-token-${id}": ${e}`;
+    assert.deepEqual(r.stderr.split("\n"), [
+      why(
+        "aaaaa4",
+        `parsing time "2030-01-01t05:00:00z" as ${L}: cannot parse "t05:00:00z" as "T"`,
+      ),
+      why("aaaaa5", `parsing time "2030-01-01T05:00:00" as ${L}: cannot parse "" as "Z07:00"`),
+      why("aaaaa6", 'parsing time "2030-01-01T05:00:00Z ": extra text: " "'),
+      why("aaaaa7", 'parsing time "2030-01-01T05:00:00Z\\x0a": extra text: "\\x0a"'),
+      "",
+    ]);
+  } finally {
+    cleanup();
+  }
 });
