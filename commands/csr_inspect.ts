@@ -5,19 +5,20 @@
  * @module
  */
 
-import { parseCsrDer } from "../lib/csr.ts";
-import { type CsrReport, judgeCsr } from "../lib/csr_judge.ts";
+import { type CsrReport, judgeObject, judgePemReport } from "../lib/csr_judge.ts";
 import { readCsrObject } from "../lib/csr_object.ts";
-import { InputError, oneLine } from "../lib/errors.ts";
-import { decodePem } from "../lib/pem.ts";
+import { InputError, UsageError } from "../lib/errors.ts";
+import { pemRequests, submissionOf } from "../lib/sign_batch.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagString } from "./_flags.ts";
+import { expectArgs, flagChoice, flagList, flagString } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
 
 export const command: Command = {
   name: "csr inspect",
   options: {
     requester: { type: "string" },
+    "signer-name": { type: "string" },
+    usages: { type: "string", multiple: true },
     output: { type: "string", short: "o" },
   },
   help: `Show CSRs and judge them as the cluster would.
@@ -25,24 +26,39 @@ export const command: Command = {
 FILE holds PEM CSRs ("CERTIFICATE REQUEST" blocks) or CertificateSigningRequest
 objects (YAML or JSON, streams and Lists; '-' reads stdin). For each CSR:
 subject, SANs, key type and size, signature algorithm and validity, and for
-objects signerName, usages and expirationSeconds. Then three verdicts:
-  api:       kube-apiserver's create-time validation (signerName form and length,
-             allowed and duplicate usages, expirationSeconds >= 600, the request's
-             signature, conditions, status.certificate)
+objects signerName, usages and expirationSeconds. Then the judgement
+'csr sign' acts on (one function serves both, so they cannot disagree), in
+the cluster's order:
+  api:       kube-apiserver's create-time validation (the request's first PEM
+             block parses and its signature verifies as Go's CheckSignature:
+             SHA-1 allowed, MD5 and RSA < 1024 bits refused; signerName form,
+             length and not kubernetes.io/legacy-unknown; known, unrepeated
+             usages; expirationSeconds >= 600; conditions; status.certificate)
+  admission: CertificateSubjectRestriction (O=system:masters is forbidden for
+             kubernetes.io/kube-apiserver-client)
   signer:    the built-in signer's own rules, with upstream's exact messages
   approver:  kube-controller-manager's classification: selfnodeclient (requester
              = CN), nodeclient, or ignored
+  verdict:   what 'csr sign' does with it, with upstream's reason
+A bare PEM CSR is judged as 'csr sign' would submit it: the signer from
+--signer-name or what it suits (kubelet client or serving), the usages from
+--usages or the kubelet's for its key type.
 Weak keys (RSA < 2048, ECDSA < P-256: client-go refuses them) are flagged.
 
 Usage:
-  joinkit csr inspect FILE... [--requester USER] [-o text|json]
+  joinkit csr inspect FILE... [--requester USER] [--signer-name NAME] [--usages U,...]
+                      [-o text|json]
 
 Flags:
   --requester USER     the user who posts the CSR (spec.username), for the approver
+  --signer-name NAME   as for 'csr sign': PEM CSRs: the signer; objects: only this
+                       signer's CSRs
+  --usages U,...       as for 'csr sign': PEM CSRs: the usage strings
   -o, --output FORMAT  text (default) or json
 
-Exit code 3 when a CSR would be rejected by the API server or could never be
-signed (bad signature, signer refusal, unknown kubernetes.io signer, Denied).
+Exit code 3 when 'csr sign' would refuse a CSR (the API server would reject
+it, the signer would refuse it, it is Denied, Failed or already issued, or no
+built-in signer signs its signerName).
 
 ${EXIT_CODES}
 
@@ -53,27 +69,23 @@ Examples:
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "FILE");
     const requester = flagString(ctx.flags, "requester");
+    const signerName = flagString(ctx.flags, "signer-name");
+    const usages = flagList(ctx.flags, "usages", true).map((u) => u.trim()).filter(Boolean);
     const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
     const reports: CsrReport[] = [];
     for (const input of readInputs(ctx.args)) {
       if (input.text.includes("-----BEGIN")) {
-        const blocks = decodePem(input.text, input.name).filter((b) =>
-          b.type === "CERTIFICATE REQUEST"
-        );
-        if (blocks.length === 0) {
-          throw new InputError(`${input.name}: PEM block type must be CERTIFICATE REQUEST`);
-        }
-        for (let i = 0; i < blocks.length; i++) {
-          const where = blocks.length > 1 ? `${input.name}[${i}]` : input.name;
-          let csr;
-          try {
-            csr = parseCsrDer(blocks[i]!.der);
-          } catch (e) {
-            throw new InputError(`${where}: ${oneLine(e)}`);
-          }
-          reports.push(await judgeCsr(csr, where, undefined, requester));
+        const requests = pemRequests(input.text, input.name);
+        for (let i = 0; i < requests.length; i++) {
+          const where = requests.length > 1 ? `${input.name}[${i}]` : input.name;
+          reports.push(
+            await judgePemReport(requests[i]!, where, { signerName, usages }, requester),
+          );
         }
         continue;
+      }
+      if (usages.length) {
+        throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
       }
       const { parseManifests } = await import("../lib/manifest.ts");
       const objects = parseManifests(input.text, input.name);
@@ -81,18 +93,17 @@ Examples:
       for (let i = 0; i < objects.length; i++) {
         const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
         const c = readCsrObject(objects[i]!, where);
-        const text = new TextDecoder().decode(c.request);
-        let csr;
-        try {
-          const b = decodePem(text, "spec.request")[0];
-          if (!b || b.type !== "CERTIFICATE REQUEST") throw new Error("no CSR");
-          csr = parseCsrDer(b.der);
-        } catch {
-          throw new InputError(
-            `${where} (${c.name}): spec.request: PEM block type must be CERTIFICATE REQUEST`,
-          );
-        }
-        reports.push(await judgeCsr(csr, where, c, requester));
+        reports.push(
+          await judgeObject(
+            { ...submissionOf(c), username: c.username },
+            where,
+            c.name,
+            requester,
+            {
+              signerFilter: signerName,
+            },
+          ),
+        );
       }
     }
     if (format === "json") {
@@ -120,23 +131,40 @@ function renderText(r: CsrReport): string {
   rows.push(["key", r.key + (r.weakKey ? `  WEAK: ${r.weakKey}` : "")]);
   rows.push([
     "signature",
-    `${r.signatureAlgorithm}, ${r.signatureValid ? "valid" : `INVALID: ${r.signatureError}`}`,
+    r.parseError !== undefined
+      ? `UNPARSEABLE: ${r.parseError}`
+      : `${r.signatureAlgorithm}, ${r.signatureValid ? "valid" : `INVALID: ${r.signatureError}`}`,
   ]);
   if (r.signerName !== undefined) {
     rows.push(["signerName", r.signerName || "(none)"]);
     rows.push(["usages", list(r.usages ?? [])]);
+  }
+  if (r.status !== undefined) {
     rows.push([
       "expirationSeconds",
       r.expirationSeconds == null ? "(unset: the signer's default)" : String(r.expirationSeconds),
     ]);
     if (r.requester !== undefined) rows.push(["requester", r.requester]);
-    rows.push(["status", r.status ?? ""]);
+    rows.push(["status", r.status]);
     if (r.certificate) rows.push(["certificate", r.certificate]);
-    rows.push(["api", r.apiErrors.length ? `REJECTED: ${r.apiErrors.join("; ")}` : "valid"]);
   }
+  const api = r.verdict.stage === "usage" && r.apiErrors.length === 0
+    ? "not judged without a signer"
+    : r.apiErrors.length
+    ? `REJECTED: ${r.apiErrors.join("; ")}`
+    : "valid";
+  rows.push(["api", api]);
+  if (r.admission) rows.push(["admission", `FORBIDDEN: ${r.admission}`]);
   rows.push(["signer", r.signer]);
   rows.push(["approver", `${r.approver[0] ?? "none"}: ${r.approverNote}`]);
-  rows.push(["verdict", r.rejected ? "REJECTED" : "ok"]);
+  rows.push([
+    "verdict",
+    r.verdict.outcome === "sign"
+      ? "ok: csr sign signs it"
+      : r.verdict.outcome === "usage"
+      ? `csr sign needs a flag: ${r.verdict.reason}`
+      : `REJECTED: ${r.verdict.reason}`,
+  ]);
   const w = Math.max(...rows.map(([k]) => k.length)) + 2;
   return `${r.source}\n` + rows.map(([k, v]) => `  ${(k + ":").padEnd(w)}${v}`).join("\n") +
     "\n";

@@ -7,8 +7,13 @@
 import { parseDuration } from "../lib/duration.ts";
 import { InputError, JoinkitError, UsageError } from "../lib/errors.ts";
 import type { KubeObject } from "../lib/manifest.ts";
-import { decodePem } from "../lib/pem.ts";
-import { mapOrdered, signObject, type SignOptions, signPemCsr } from "../lib/sign_batch.ts";
+import {
+  mapOrdered,
+  pemRequests,
+  signObject,
+  type SignOptions,
+  signPemCsr,
+} from "../lib/sign_batch.ts";
 import { DEFAULT_SIGNING_DURATION_MS, loadSigningCa, signerValidator } from "../lib/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, flagString, requireString } from "./_flags.ts";
@@ -33,12 +38,22 @@ export const command: Command = {
   help: `Sign CSRs offline exactly as kube-controller-manager's csrsigning controllers do.
 
 FILE holds PEM CSRs, or CertificateSigningRequest objects (YAML stream, JSON,
-or a List as 'kubectl get csr -o yaml' prints). Each CSR is judged and signed
-on its own:
-  - the CSR's self-signature must verify;
-  - the signer's validator must accept it (kubelet-client, kubelet-serving,
-    kube-apiserver-client rules; legacy-unknown accepts anything); a refusal is
-    reported with upstream's reason and exit code 3;
+or a List as 'kubectl get csr -o yaml' prints). Each CSR is judged on its own,
+by the same judgement 'csr inspect' reports, in the cluster's order:
+  - kube-apiserver's create-time validation: the request's first PEM block is a
+    CERTIFICATE REQUEST that Go parses and whose signature verifies (SHA-1
+    allowed, MD5 and RSA < 1024 bits refused), usages known and not repeated,
+    signerName well formed and not kubernetes.io/legacy-unknown,
+    expirationSeconds >= 600, conditions, status.certificate;
+  - the CertificateSubjectRestriction admission plugin (no O=system:masters
+    for kubernetes.io/kube-apiserver-client);
+  - Denied, Failed or already-issued objects are refused;
+  - the signer's validator (kubelet-client, kubelet-serving,
+    kube-apiserver-client rules); a refusal gets the signer's Failed condition.
+Each refusal is one stderr line with upstream's reason, and exit code 3.
+A bare PEM CSR is judged as an object with generateName csr-, the signer and
+usages below.
+Then, as the signer:
   - lifetime = min(--duration, spec.expirationSeconds), never below 10 minutes;
     NotBefore = now-5m; NotAfter = now+lifetime (lifetime < 8h) or
     now+lifetime-5m; cut at the CA's NotAfter; an expired CA refuses;
@@ -48,9 +63,9 @@ A PEM CSR gives a certificate PEM (several CSRs: one certificate per CSR that
 passes, a stderr line per refusal). An object comes back with
 status.certificate set (and, with --approve, the Approved condition
 'kubectl certificate approve' adds); the output keeps the input's shape.
-A refused object gets the signer's Failed/SignerValidationFailure condition
-(when other objects were signed) and one stderr line. Denied, Failed or
-already-issued objects are refused; unapproved ones are signed with a warning.
+When other objects were signed, a refused object is output too: with the
+signer's Failed/SignerValidationFailure condition when the signer refused it,
+unchanged otherwise. Unapproved objects are signed with a warning.
 
 Usage:
   joinkit csr sign FILE --ca CA.crt --ca-key CA.key [--signer-name NAME] [--usages U,...]
@@ -115,21 +130,16 @@ Examples:
 
     if (input.text.includes("-----BEGIN")) {
       flagChoice(ctx.flags, "output", ["pem"] as const, "pem");
-      const blocks = decodePem(input.text, input.name).filter((b) =>
-        b.type === "CERTIFICATE REQUEST"
-      );
-      if (blocks.length === 0) {
-        throw new InputError(`${input.name}: PEM block type must be CERTIFICATE REQUEST`);
-      }
-      if (blocks.length === 1) {
-        emit(await signPemCsr(blocks[0]!.der, input.name, opts));
+      const requests = pemRequests(input.text, input.name);
+      if (requests.length === 1) {
+        emit(await signPemCsr(requests[0]!, input.name, opts));
         return 0;
       }
       const pems: string[] = [];
       const results = await mapOrdered(
-        blocks,
+        requests,
         BATCH,
-        (b, i) => signPemCsr(b.der, `${input.name}[${i}]`, opts),
+        (r, i) => signPemCsr(r, `${input.name}[${i}]`, opts),
       );
       for (const r of results) {
         if (r.status === "fulfilled") pems.push(r.value);

@@ -1,37 +1,302 @@
 /**
- * Judges one CSR as the cluster would: kube-apiserver's create-time
- * validation, the built-in signer's rules, and kube-controller-manager's
- * approver. Pure: the caller supplies the parsed CSR and the object fields.
+ * The one judgement of a CSR that `csr inspect` reports and `csr sign` acts
+ * on, so the two can never disagree. It runs, in the cluster's order,
+ * everything between a user and a signed certificate:
+ *
+ * 1. kube-apiserver's create-time validation
+ *    (`ValidateCertificateSigningRequestCreate`: request parse and
+ *    signature, usages, signerName, expirationSeconds, conditions,
+ *    certificate; all errors collected, reported as the 422 message);
+ * 2. the CertificateSubjectRestriction admission plugin (403 message);
+ * 3. the object's state as the signer controller sees it (Denied, Failed,
+ *    already issued);
+ * 4. the built-in signer's request validator (`Failed` /
+ *    `SignerValidationFailure`).
+ *
+ * Only what depends on the CA and the clock (an expired CA) is left to the
+ * signing itself. Pure: the caller supplies the request bytes and fields.
  *
  * @module
  */
 
-import {
-  APISERVER_CLIENT_SIGNER,
-  keyStrengthProblem,
-  KUBELET_CLIENT_SIGNER,
-  LEGACY_UNKNOWN_SIGNER,
-  recognize,
-} from "./approver.ts";
-import { checkCsrSignature, type Csr } from "./csr.ts";
+import { keyStrengthProblem, KUBELET_CLIENT_SIGNER, recognize } from "./approver.ts";
+import { checkCsrSignature, type Csr, NOT_A_CSR, parseCsrDer } from "./csr.ts";
 import {
   certificateProblem,
-  validateCertificateStatus,
-  validateConditions,
-  validateExpirationSeconds,
-  validateNotLegacy,
-  validateSignerName,
-  validateUsages,
+  type Condition,
+  forbiddenMessage,
+  invalid,
+  invalidMessage,
+  objectNameForErrors,
+  subjectRestriction,
+  validateCsrCreate,
 } from "./csr_validation.ts";
-import { type CsrObject, hasCondition } from "./csr_object.ts";
+import { oneLine } from "./errors.ts";
 import { formatKey, formatName } from "./pkix.ts";
-import { BUILTIN_SIGNERS, guessSigner, signerValidator } from "./signer.ts";
+import { BUILTIN_SIGNERS, defaultUsages, guessSigner, signerValidator } from "./signer.ts";
 import { sigAlgName } from "./sigalg.ts";
 import { parseCertificate } from "./cert_info.ts";
 import { decodePem } from "./pem.ts";
 import { formatRfc3339 } from "./time.ts";
 
-/** The verdict on one CSR. */
+const MD5_RSA = "1.2.840.113549.1.1.4";
+/** Signature OIDs Go's `signatureAlgorithmDetails` knows with a hash it can verify. */
+const GO_VERIFIABLE = new Set([
+  "1.2.840.113549.1.1.5", // SHA1-RSA
+  "1.3.14.3.2.29", // SHA1-RSA (ISO OID)
+  "1.2.840.113549.1.1.11",
+  "1.2.840.113549.1.1.12",
+  "1.2.840.113549.1.1.13",
+  "1.2.840.113549.1.1.10", // RSASSA-PSS (parameters checked by the verifier)
+  "1.2.840.10045.4.1", // ECDSA-SHA1
+  "1.2.840.10045.4.3.2",
+  "1.2.840.10045.4.3.3",
+  "1.2.840.10045.4.3.4",
+  "1.3.101.112", // Ed25519
+]);
+const UNIMPLEMENTED = "x509: cannot verify signature: algorithm unimplemented";
+
+/**
+ * `CertificateRequest.CheckSignature` (Go 1.25, SHA-1 allowed): MD5 is
+ * insecure before anything else, an algorithm Go cannot verify is
+ * unimplemented, an RSA key below 1024 bits fails Go 1.24+'s `rsa1024min`
+ * check (Go 1.23 accepted it), then the signature itself.
+ */
+export async function csrSignatureProblem(csr: Csr): Promise<string | undefined> {
+  // TODO(H2): lib/x509_signature.ts checkSignature(..., allowSha1=true) replaces this bridge.
+  if (csr.sigOid === MD5_RSA) return "x509: cannot verify signature: insecure algorithm MD5-RSA";
+  if (!GO_VERIFIABLE.has(csr.sigOid)) return UNIMPLEMENTED;
+  if (csr.key.type === "RSA" && csr.key.bits > 0 && csr.key.bits < 1024) {
+    return `crypto/rsa: ${csr.key.bits}-bit keys are insecure ` +
+      `(see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`;
+  }
+  const why = await checkCsrSignature(csr);
+  return why?.startsWith(UNIMPLEMENTED) ? UNIMPLEMENTED : why;
+}
+
+/** `spec.request` through `certificates.ParseCSR` and `CheckSignature`. */
+export interface RequestCheck {
+  /** The parsed request (absent when it does not parse). */
+  csr?: Csr;
+  /** Why it does not parse (`PEM block type must be CERTIFICATE REQUEST`, x509's reason). */
+  parseError?: string;
+  /** Why its signature does not verify. */
+  signatureError?: string;
+}
+
+/**
+ * `certificates.ParseCSR` then `CheckSignature` on request bytes: the first
+ * PEM block must be a `CERTIFICATE REQUEST`; text around blocks is ignored.
+ */
+export async function checkRequest(request: Uint8Array | string): Promise<RequestCheck> {
+  const text = typeof request === "string" ? request : new TextDecoder().decode(request);
+  let first;
+  try {
+    first = decodePem(text, "spec.request")[0];
+  } catch {
+    first = undefined;
+  }
+  if (!first || first.type !== "CERTIFICATE REQUEST") return { parseError: NOT_A_CSR };
+  let csr: Csr;
+  try {
+    csr = parseCsrDer(first.der);
+  } catch (e) {
+    return { parseError: oneLine(e) };
+  }
+  const signatureError = await csrSignatureProblem(csr);
+  return signatureError === undefined ? { csr } : { csr, signatureError };
+}
+
+/** A CSR as submitted: an object's fields, or a bare PEM CSR with the signer and usages to use. */
+export interface Submission {
+  /** `metadata.name` ("" when absent). */
+  metadataName: string;
+  /** `metadata.generateName` ("" when absent). */
+  generateName: string;
+  /** `spec.request`: the PEM bytes. */
+  request: Uint8Array | string;
+  signerName: string;
+  usages: readonly string[];
+  expirationSeconds?: number | undefined;
+  conditions: readonly Condition[];
+  /** Decoded `status.certificate` ("" when none). */
+  certificate: string;
+}
+
+/** Where the judgement stopped. */
+export type Stage = "filter" | "api" | "admission" | "state" | "signer" | "usage";
+
+/** What `csr sign` will do with a CSR, and why. */
+export interface Verdict {
+  /** `sign`, `refuse` (exit 3), or `usage` (a bare PEM CSR needs a flag, exit 2). */
+  outcome: "sign" | "refuse" | "usage";
+  stage?: Stage;
+  /** Upstream's reason, one line. */
+  reason?: string;
+  /** A signer-validator refusal: the message of the `Failed` condition the signer adds. */
+  failedCondition?: string;
+  /** Signed although not Approved. */
+  unapproved?: boolean;
+}
+
+/** Everything found while judging, for reports. */
+export interface Judgement {
+  request: RequestCheck;
+  /** kube-apiserver's field errors (empty when valid). */
+  apiErrors: string[];
+  /** The admission plugin's reason, when it forbids. */
+  admission?: string;
+  /** `Pending`, `Approved`, `Approved,Issued`, `Denied` or `Failed`. */
+  status: string;
+  /** The built-in signer's validator refusal. */
+  signerRefusal?: string;
+  verdict: Verdict;
+}
+
+const isTrue = (c: Condition, type: string) =>
+  c.type === type && (c.status === "True" || !c.status);
+
+/** The object's state as the signer controller reads its conditions. */
+function statusOf(s: Submission): string {
+  const has = (t: string) => s.conditions.some((c) => isTrue(c, t));
+  return has("Denied")
+    ? "Denied"
+    : has("Failed")
+    ? "Failed"
+    : has("Approved")
+    ? (s.certificate ? "Approved,Issued" : "Approved")
+    : "Pending";
+}
+
+/** Options shared by `csr inspect` and `csr sign`. */
+export interface JudgeOptions {
+  /** Objects: only this signer's CSRs are judged (`--signer-name`). */
+  signerFilter?: string | undefined;
+}
+
+/** Judges a submission (see the module comment for the order). */
+export async function judgeSubmission(s: Submission, o: JudgeOptions = {}): Promise<Judgement> {
+  const request = await checkRequest(s.request);
+  const j: Judgement = {
+    request,
+    apiErrors: [],
+    status: statusOf(s),
+    verdict: { outcome: "sign" },
+  };
+  const refuse = (stage: Stage, reason: string): Judgement => {
+    j.verdict = { outcome: "refuse", stage, reason };
+    return j;
+  };
+  if (o.signerFilter !== undefined && s.signerName !== o.signerFilter) {
+    return refuse(
+      "filter",
+      `signerName ${JSON.stringify(s.signerName)} is not ${JSON.stringify(o.signerFilter)}`,
+    );
+  }
+  const name = objectNameForErrors(s.metadataName, s.generateName);
+  j.apiErrors = validateCsrCreate({
+    metadataName: s.metadataName,
+    generateName: s.generateName,
+    requestError: request.parseError ?? request.signatureError,
+    signerName: s.signerName,
+    usages: s.usages,
+    expirationSeconds: s.expirationSeconds,
+    conditions: s.conditions,
+    certificate: s.certificate,
+  });
+  if (j.apiErrors.length) return refuse("api", invalidMessage(name, j.apiErrors));
+  const csr = request.csr!;
+  const forbidden = subjectRestriction(s.signerName, { organization: csr.subject.organization });
+  if (forbidden) {
+    j.admission = forbidden;
+    return refuse("admission", forbiddenMessage(name, forbidden));
+  }
+  if (j.status === "Denied") return refuse("state", "csr is denied");
+  if (j.status === "Failed") return refuse("state", "csr has failed");
+  if (s.certificate) return refuse("state", "csr already has a certificate");
+  if (!BUILTIN_SIGNERS.includes(s.signerName)) {
+    // NewCSRSigningController's refusal: kube-controller-manager has no such signer.
+    return refuse("signer", `unrecognized signerName: ${JSON.stringify(s.signerName)}`);
+  }
+  const refusal = signerValidator(s.signerName)(csr, s.usages);
+  if (refusal) {
+    j.signerRefusal = refusal;
+    j.verdict = { outcome: "refuse", stage: "signer", reason: refusal, failedCondition: refusal };
+    return j;
+  }
+  j.verdict = { outcome: "sign", unapproved: j.status !== "Approved" };
+  return j;
+}
+
+/** What a bare PEM CSR is submitted with: flags, else what its content suits. */
+export interface PemChoice {
+  signerName?: string | undefined;
+  usages?: readonly string[] | undefined;
+}
+
+/**
+ * Judges one bare PEM CSR (`request`: the PEM text that would be posted) as
+ * the object `csr sign` would treat it as: `generateName: csr-`, the signer
+ * from `--signer-name` or what the content suits (kubelet client or
+ * serving), the usages from `--usages` or the kubelet's for the key type.
+ * Without a signer or usages the outcome is `usage`, unless the request
+ * itself is already invalid. Returns the signer and usages chosen.
+ */
+export async function judgePem(
+  request: Uint8Array | string,
+  choice: PemChoice,
+): Promise<{ judgement: Judgement; signerName?: string; usages?: readonly string[] }> {
+  const check = await checkRequest(request);
+  const base: Submission = {
+    metadataName: "",
+    generateName: "csr-",
+    request,
+    signerName: "",
+    usages: [],
+    conditions: [],
+    certificate: "",
+  };
+  const signerName = choice.signerName ??
+    (check.csr && !check.signatureError ? guessSigner(check.csr) : undefined);
+  const usages = choice.usages?.length
+    ? choice.usages
+    : signerName !== undefined && check.csr
+    ? defaultUsages(signerName, check.csr.key.type)
+    : undefined;
+  if (signerName === undefined || usages === undefined) {
+    const requestError = check.parseError ?? check.signatureError;
+    if (requestError !== undefined) {
+      // The request's own error comes first; the missing signer would be a usage problem.
+      const apiErrors = [invalid("spec.request", "<request data>", requestError)];
+      return {
+        judgement: {
+          request: check,
+          apiErrors,
+          status: "Pending",
+          verdict: { outcome: "refuse", stage: "api", reason: invalidMessage("csr-", apiErrors) },
+        },
+      };
+    }
+    const reason = signerName === undefined
+      ? "not a kubelet client or serving CSR; name the signer with --signer-name"
+      : `--usages is required for signer ${signerName}`;
+    return {
+      judgement: {
+        request: check,
+        apiErrors: [],
+        status: "Pending",
+        verdict: { outcome: "usage", stage: "usage", reason },
+      },
+      ...(signerName !== undefined ? { signerName } : {}),
+    };
+  }
+  const judgement = await judgeSubmission({ ...base, signerName, usages });
+  // A bare CSR has no approval to wait for: signing it is the user's approval.
+  if (judgement.verdict.outcome === "sign") judgement.verdict = { outcome: "sign" };
+  return { judgement, signerName, usages };
+}
+
+/** The report `csr inspect` prints for one CSR. */
 export interface CsrReport {
   source: string;
   name: string;
@@ -48,15 +313,18 @@ export interface CsrReport {
   signatureAlgorithm: string;
   signatureValid: boolean;
   signatureError?: string;
-  /** Object fields (absent for a bare PEM CSR). */
+  /** Why `spec.request` does not parse (the rest of the CSR fields are then empty). */
+  parseError?: string;
   signerName?: string;
   usages?: string[];
   expirationSeconds?: number | null;
   requester?: string;
   status?: string;
-  /** kube-apiserver validation errors (objects). */
+  /** kube-apiserver validation errors. */
   apiErrors: string[];
-  /** The signer's verdict. */
+  /** The admission plugin's reason, when it forbids. */
+  admission?: string;
+  /** The signer's verdict, in words. */
   signer: string;
   signerOk: boolean;
   /** Recognizers that match (`selfnodeclient`, `nodeclient`), empty when ignored. */
@@ -65,113 +333,123 @@ export interface CsrReport {
   weakKey?: string;
   /** The issued certificate in `status.certificate`, summarized. */
   certificate?: string;
-  /** Whether the request would be rejected or could never be signed. */
+  /** What `csr sign` would do: the shared verdict. */
+  verdict: Verdict;
+  /** Whether `csr sign` would refuse it (exit 3). */
   rejected: boolean;
 }
 
-/**
- * Judges a CSR. `obj` is the CertificateSigningRequest it came in (undefined
- * for a bare PEM CSR); `requester` overrides `spec.username`.
- */
-export async function judgeCsr(
-  csr: Csr,
-  source: string,
-  obj: CsrObject | undefined,
-  requester: string | undefined,
-): Promise<CsrReport> {
-  const sigErr = await checkCsrSignature(csr);
+function baseReport(source: string, name: string, j: Judgement, user: string | undefined) {
+  const csr = j.request.csr;
   const r: CsrReport = {
     source,
-    name: obj?.name ?? "",
-    subject: formatName(csr.subject),
-    commonName: csr.subject.commonName,
-    organization: csr.subject.organization,
-    dnsNames: csr.sans.dns,
-    ipAddresses: csr.sans.ips,
-    emailAddresses: csr.sans.emails,
-    uris: csr.sans.uris,
-    key: formatKey(csr.key),
-    keyType: csr.key.type,
-    keyBits: csr.key.bits,
-    signatureAlgorithm: sigAlgName(csr.sigAlg),
-    signatureValid: sigErr === undefined,
-    apiErrors: [],
+    name,
+    subject: csr ? formatName(csr.subject) : "",
+    commonName: csr?.subject.commonName ?? "",
+    organization: csr?.subject.organization ?? [],
+    dnsNames: csr?.sans.dns ?? [],
+    ipAddresses: csr?.sans.ips ?? [],
+    emailAddresses: csr?.sans.emails ?? [],
+    uris: csr?.sans.uris ?? [],
+    key: csr ? formatKey(csr.key) : "",
+    keyType: csr?.key.type ?? "",
+    keyBits: csr?.key.bits ?? 0,
+    signatureAlgorithm: csr ? sigAlgName(csr.sigAlg) : "",
+    signatureValid: csr !== undefined && j.request.signatureError === undefined,
+    apiErrors: j.apiErrors,
     signer: "",
     signerOk: false,
     approver: [],
     approverNote: "",
-    rejected: false,
+    verdict: j.verdict,
+    rejected: j.verdict.outcome === "refuse",
   };
-  if (sigErr) r.signatureError = sigErr;
-  const weak = keyStrengthProblem(csr.key);
-  if (weak) r.weakKey = weak;
-  const user = requester ?? obj?.username;
-  if (user !== undefined) r.requester = user;
-
-  if (obj) {
-    r.signerName = obj.signerName;
-    r.usages = obj.usages;
-    r.expirationSeconds = obj.expirationSeconds ?? null;
-    if (sigErr) r.apiErrors.push(`spec.request: Invalid value: "<request data>": ${sigErr}`);
-    r.apiErrors.push(
-      ...validateUsages(obj.usages),
-      ...validateNotLegacy(obj.signerName),
-      ...(obj.signerName === LEGACY_UNKNOWN_SIGNER ? [] : validateSignerName(obj.signerName)),
-      ...validateExpirationSeconds(obj.expirationSeconds),
-      ...validateConditions(obj.conditions),
-      ...validateCertificateStatus(obj.certificate),
-    );
-    if (
-      obj.signerName === APISERVER_CLIENT_SIGNER &&
-      csr.subject.organization.includes("system:masters")
-    ) {
-      // CertificateSubjectRestriction admission plugin (on by default)
-      r.apiErrors.push(
-        "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
-      );
-    }
-    r.status = hasCondition(obj, "Denied")
-      ? "Denied"
-      : hasCondition(obj, "Failed")
-      ? "Failed"
-      : hasCondition(obj, "Approved")
-      ? (obj.certificate ? "Approved,Issued" : "Approved")
-      : "Pending";
-    judgeSigner(r, csr, obj.signerName, obj.usages);
-    if (obj.certificate && certificateProblem(obj.certificate) === undefined) {
-      r.certificate = describeIssued(obj.certificate, csr);
-    }
-    r.approver = recognize({ signerName: obj.signerName, usages: obj.usages, username: user }, csr);
-    r.approverNote = r.approver.length
-      ? `auto-approved if a SubjectAccessReview allows create on ` +
-        `certificatesigningrequests/${r.approver.join(" (else /")}${
-          r.approver.length > 1 ? ")" : ""
-        }`
-      : "not a node client CSR: kube-controller-manager ignores it (approve it yourself)";
-    r.rejected = r.apiErrors.length > 0 || !r.signerOk || r.status === "Denied" ||
-      r.status === "Failed";
-  } else {
-    const guess = guessSigner(csr);
-    if (guess) {
-      r.signer = `suits ${guess}`;
-      r.signerOk = true;
-      const usages = guess === KUBELET_CLIENT_SIGNER
-        ? ["digital signature", "client auth"]
-        : ["digital signature", "server auth"];
-      r.approver = guess === KUBELET_CLIENT_SIGNER
-        ? recognize({ signerName: guess, usages, username: user }, csr)
-        : [];
-      r.approverNote = guess === KUBELET_CLIENT_SIGNER
-        ? "as a kube-apiserver-client-kubelet CSR, kube-controller-manager approves it " +
-          "after a SubjectAccessReview (nodeclient / selfnodeclient)"
-        : "kubelet-serving CSRs are never auto-approved by kube-controller-manager";
-    } else {
-      r.signer = "not a kubelet client or serving CSR (kube-apiserver-client or a custom signer)";
-      r.signerOk = true;
-      r.approverNote = "kube-controller-manager would not auto-approve it";
-    }
-    r.rejected = !r.signatureValid;
+  if (j.request.parseError !== undefined) r.parseError = j.request.parseError;
+  if (j.request.signatureError !== undefined) r.signatureError = j.request.signatureError;
+  if (j.admission) r.admission = j.admission;
+  if (csr) {
+    const weak = keyStrengthProblem(csr.key);
+    if (weak) r.weakKey = weak;
   }
+  if (user !== undefined) r.requester = user;
+  return r;
+}
+
+function describeSigner(r: CsrReport, j: Judgement, signerName: string) {
+  const v = j.verdict;
+  if (v.outcome === "sign") {
+    r.signer = `${signerName} would sign it`;
+    r.signerOk = true;
+  } else if (v.stage === "signer") {
+    r.signer = v.failedCondition !== undefined
+      ? `refused (Failed, SignerValidationFailure): ${v.failedCondition}`
+      : `${v.reason}: kube-controller-manager has no such signer (a custom signer must sign it)`;
+  } else if (v.stage === "usage") {
+    r.signer = v.reason ?? "";
+  } else {
+    r.signer = `not reached: ${v.stage === "state" ? v.reason : `refused by the API server`}`;
+  }
+}
+
+function describeApprover(r: CsrReport, j: Judgement, signerName: string, usages: string[]) {
+  const csr = j.request.csr;
+  if (!csr) {
+    r.approverNote = "unparseable: kube-controller-manager ignores it";
+    return;
+  }
+  r.approver = recognize({ signerName, usages, username: r.requester }, csr);
+  r.approverNote = r.approver.length
+    ? `auto-approved if a SubjectAccessReview allows create on ` +
+      `certificatesigningrequests/${r.approver.join(" (else /")}${r.approver.length > 1 ? ")" : ""}`
+    : signerName === KUBELET_CLIENT_SIGNER
+    ? "not a node client CSR: kube-controller-manager ignores it (approve it yourself)"
+    : `${signerName || "this signer"} CSRs are never auto-approved by kube-controller-manager`;
+}
+
+/**
+ * Judges a CSR object for `csr inspect` (the same judgement `csr sign`
+ * acts on). `requester` overrides `spec.username` for the approver.
+ */
+export async function judgeObject(
+  s: Submission & { username?: string | undefined },
+  source: string,
+  displayName: string,
+  requester: string | undefined,
+  o: JudgeOptions = {},
+): Promise<CsrReport> {
+  const j = await judgeSubmission(s, o);
+  const r = baseReport(source, displayName, j, requester ?? s.username);
+  r.signerName = s.signerName;
+  r.usages = [...s.usages];
+  r.expirationSeconds = s.expirationSeconds ?? null;
+  r.status = j.status;
+  describeSigner(r, j, s.signerName);
+  if (s.certificate && certificateProblem(s.certificate) === undefined && j.request.csr) {
+    r.certificate = describeIssued(s.certificate, j.request.csr);
+  }
+  describeApprover(r, j, s.signerName, [...s.usages]);
+  return r;
+}
+
+/** Judges a bare PEM CSR for `csr inspect` (the same judgement `csr sign` acts on). */
+export async function judgePemReport(
+  request: Uint8Array | string,
+  source: string,
+  choice: PemChoice,
+  requester: string | undefined,
+): Promise<CsrReport> {
+  const { judgement: j, signerName, usages } = await judgePem(request, choice);
+  const r = baseReport(source, "", j, requester);
+  if (signerName !== undefined) {
+    r.signerName = signerName;
+    r.usages = [...usages ?? []];
+  }
+  describeSigner(r, j, signerName ?? "");
+  if (j.verdict.outcome === "usage" && signerName === undefined) {
+    r.signer = "not a kubelet client or serving CSR (kube-apiserver-client or a custom signer): " +
+      "csr sign needs --signer-name";
+  }
+  describeApprover(r, j, signerName ?? "", [...usages ?? []]);
   return r;
 }
 
@@ -189,30 +467,5 @@ function describeIssued(pem: string, csr: Csr): string {
     }`;
   } catch (e) {
     return `unreadable: ${(e as Error).message}`;
-  }
-}
-
-function judgeSigner(r: CsrReport, csr: Csr, signerName: string, usages: readonly string[]) {
-  if (!signerName.startsWith("kubernetes.io/") && !/^[^/]*\.kubernetes\.io\//.test(signerName)) {
-    r.signer = `${signerName || "(none)"} is not a built-in signer: kube-controller-manager ` +
-      `never signs it (a custom signer must)`;
-    r.signerOk = r.signatureValid;
-    return;
-  }
-  if (!BUILTIN_SIGNERS.includes(signerName)) {
-    r.signer = `unrecognized signerName: ${JSON.stringify(signerName)}: nothing will sign it`;
-    r.signerOk = false;
-    return;
-  }
-  const refusal = signerValidator(signerName)(csr, usages);
-  if (refusal) {
-    r.signer = `refused (Failed, SignerValidationFailure): ${refusal}`;
-    r.signerOk = false;
-  } else if (!r.signatureValid) {
-    r.signer = `refused: unable to verify certificate request signature: ${r.signatureError}`;
-    r.signerOk = false;
-  } else {
-    r.signer = `${signerName} would sign it`;
-    r.signerOk = true;
   }
 }

@@ -56,6 +56,10 @@ export interface CsrObject {
   obj: KubeObject;
   /** `metadata.name`, or `<generateName>…`, or `(unnamed)`. */
   name: string;
+  /** `metadata.name` as given ("" when absent). */
+  metadataName: string;
+  /** `metadata.generateName` as given ("" when absent). */
+  generateName: string;
   signerName: string;
   usages: string[];
   expirationSeconds: number | undefined;
@@ -115,9 +119,12 @@ export function readCsrObject(obj: KubeObject, where: string): CsrObject {
     certificate = Buffer.from(b).toString("utf8");
   }
   const conds = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+  const md = isObject(obj.metadata) ? obj.metadata : {};
   return {
     obj,
     name: csrObjectName(obj),
+    metadataName: typeof md.name === "string" ? md.name : "",
+    generateName: typeof md.generateName === "string" ? md.generateName : "",
     signerName: typeof spec.signerName === "string" ? spec.signerName : "",
     usages: usages as string[],
     expirationSeconds: typeof exp === "number" ? exp : undefined,

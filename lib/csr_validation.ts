@@ -239,3 +239,97 @@ export function validateNotLegacy(signerName: string): string[] {
     ]
     : [];
 }
+
+/** The API group-qualified kind and resource the apiserver names in its errors. */
+const QUALIFIED_KIND = "CertificateSigningRequest.certificates.k8s.io";
+const QUALIFIED_RESOURCE = "certificatesigningrequests.certificates.k8s.io";
+
+/**
+ * apimachinery's `utilerrors.NewAggregate(...).Error()` over field errors
+ * (after `ErrorList.ToAggregate`'s deduplication): one message as is,
+ * several as `[a, b]`.
+ */
+export function aggregate(errors: readonly string[]): string {
+  const unique = [...new Set(errors)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
+}
+
+/**
+ * The name the apiserver's errors give an object on create (admission's
+ * `extractResourceName`): `metadata.name`, else `generateName` (the random
+ * suffix is not known offline), else `Unknown`.
+ */
+export function objectNameForErrors(name: string, generateName: string): string {
+  return name || generateName || "Unknown";
+}
+
+/** `errors.NewInvalid` for a CSR: the 422 message of a create that failed validation. */
+export function invalidMessage(name: string, fieldErrors: readonly string[]): string {
+  return `${QUALIFIED_KIND} ${q(name)} is invalid: ${aggregate(fieldErrors)}`;
+}
+
+/** `admission.NewForbidden` for a CSR: the 403 message of a create admission refused. */
+export function forbiddenMessage(name: string, reason: string): string {
+  return `${QUALIFIED_RESOURCE} ${q(name)} is forbidden: ${reason}`;
+}
+
+/** The CertificateSubjectRestriction admission plugin's signer. */
+const RESTRICTED_SIGNER = "kubernetes.io/kube-apiserver-client";
+
+/**
+ * The CertificateSubjectRestriction admission plugin (`Validate`): for the
+ * kube-apiserver-client signer, a request that does not parse, or whose
+ * subject Organization holds exactly `system:masters`, is forbidden. Only O
+ * is examined, as Go's CSR parser fills it: an O in a string type
+ * `encoding/asn1` drops (UniversalString, VisibleString) is invisible here,
+ * as upstream. Returns the reason (without the forbidden prefix) or
+ * `undefined`.
+ */
+export function subjectRestriction(
+  signerName: string,
+  parsed: { organization: readonly string[] } | { parseError: string },
+): string | undefined {
+  if (signerName !== RESTRICTED_SIGNER) return undefined;
+  if ("parseError" in parsed) return `failed to parse CSR: ${parsed.parseError}`;
+  if (parsed.organization.some((o) => o === "system:masters")) {
+    return `use of ${RESTRICTED_SIGNER} signer with system:masters group is not allowed`;
+  }
+  return undefined;
+}
+
+/** The fields of a CSR object that create-time validation reads. */
+export interface CsrCreateFields {
+  metadataName: string;
+  generateName: string;
+  /** The error of ParseCSR + CheckSignature on `spec.request`, if any. */
+  requestError: string | undefined;
+  signerName: string;
+  usages: readonly string[];
+  expirationSeconds: number | undefined;
+  conditions: readonly Condition[];
+  certificate: string;
+}
+
+/**
+ * `ValidateCertificateSigningRequestCreate`: every field error, in
+ * upstream's order (metadata, request, usages, signerName,
+ * expirationSeconds, conditions, certificate). The request's bytes are not
+ * echoed (upstream prints the byte slice with `%#v`).
+ */
+export function validateCsrCreate(f: CsrCreateFields): string[] {
+  const el: string[] = [];
+  // ValidateObjectMeta: on create the name comes from name or generateName.
+  if (!f.metadataName && !f.generateName) {
+    el.push(`metadata.name: Required value: name or generateName is required`);
+  }
+  if (f.requestError !== undefined) {
+    el.push(invalid("spec.request", "<request data>", f.requestError));
+  }
+  el.push(...validateUsages(f.usages));
+  if (f.signerName === LEGACY_UNKNOWN_SIGNER) el.push(...validateNotLegacy(f.signerName));
+  else el.push(...validateSignerName(f.signerName));
+  el.push(...validateExpirationSeconds(f.expirationSeconds));
+  el.push(...validateConditions(f.conditions));
+  el.push(...validateCertificateStatus(f.certificate));
+  return el;
+}

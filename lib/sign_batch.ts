@@ -7,18 +7,18 @@
  * @module
  */
 
-import { checkCsrSignature, type Csr, parseCsrDer } from "./csr.ts";
+import { judgePem, judgeSubmission, type Submission, type Verdict } from "./csr_judge.ts";
 import {
   approvedCondition,
+  type CsrObject,
   failedCondition,
-  hasCondition,
   readCsrObject,
   withStatus,
 } from "./csr_object.ts";
-import { CheckError, InputError, JoinkitError, oneLine, UsageError } from "./errors.ts";
+import { CheckError, InputError, JoinkitError, UsageError } from "./errors.ts";
 import type { KubeObject } from "./manifest.ts";
-import { decodePem, encodePem } from "./pem.ts";
-import { defaultUsages, guessSigner, signCsr, signerValidator, type SigningCa } from "./signer.ts";
+import { decodePem, encodePem, type PemBlock } from "./pem.ts";
+import { signCsr, type SigningCa } from "./signer.ts";
 
 /** How to sign. */
 export interface SignOptions {
@@ -46,23 +46,36 @@ export interface ObjectOutcome {
   unapproved?: boolean;
 }
 
-function csrFromRequest(request: Uint8Array): Csr {
-  const b = decodePem(new TextDecoder().decode(request), "spec.request")[0];
-  if (!b || b.type !== "CERTIFICATE REQUEST") {
-    throw new InputError("PEM block type must be CERTIFICATE REQUEST");
-  }
-  return parseCsrDer(b.der);
-}
-
 function prefixed(e: unknown, label: string): JoinkitError {
   if (e instanceof JoinkitError) return new JoinkitError(`${label}: ${e.message}`, e.exitCode);
   throw e;
 }
 
+/** An object's fields as the judgement reads them. */
+export function submissionOf(c: CsrObject): Submission {
+  return {
+    metadataName: c.metadataName,
+    generateName: c.generateName,
+    request: c.request,
+    signerName: c.signerName,
+    usages: c.usages,
+    expirationSeconds: c.expirationSeconds,
+    conditions: c.conditions,
+    certificate: c.certificate,
+  };
+}
+
+/** The error a refusing verdict is reported with. */
+function refusal(v: Verdict): JoinkitError {
+  return v.outcome === "usage" ? new UsageError(v.reason!) : new CheckError(v.reason!);
+}
+
 /**
- * Judges and signs one CertificateSigningRequest object. Bad input and
- * refusals come back as `error` (never thrown); a signer-validator refusal
- * also adds the signer's `Failed` / `SignerValidationFailure` condition.
+ * Judges (`judgeSubmission`, the judgement `csr inspect` reports) and signs
+ * one CertificateSigningRequest object. Bad input and refusals come back as
+ * `error` (never thrown); a signer-validator refusal also adds the signer's
+ * `Failed` / `SignerValidationFailure` condition. Objects the API server
+ * would not have stored come back unchanged.
  */
 export async function signObject(
   obj: KubeObject,
@@ -73,33 +86,17 @@ export async function signObject(
   try {
     const c = readCsrObject(obj, where);
     label = `${where} (${c.name})`;
-    if (o.signerName !== undefined && c.signerName !== o.signerName) {
-      throw new CheckError(
-        `signerName ${JSON.stringify(c.signerName)} is not ${JSON.stringify(o.signerName)}`,
-      );
-    }
-    if (hasCondition(c, "Denied")) throw new CheckError("csr is denied");
-    if (hasCondition(c, "Failed")) throw new CheckError("csr has failed");
-    if (c.certificate) throw new CheckError("csr already has a certificate");
-    const approved = hasCondition(c, "Approved");
-    let csr: Csr;
-    try {
-      csr = csrFromRequest(c.request);
-    } catch (e) {
-      throw new InputError(`unable to parse csr: ${oneLine(e)}`);
-    }
-    const validator = signerValidator(c.signerName);
-    const bad = await checkCsrSignature(csr);
-    if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
-    const refusal = validator(csr, c.usages);
-    if (refusal) {
-      return {
-        obj: withStatus(obj, [failedCondition(o.now, refusal)]),
-        error: new CheckError(`${label}: ${refusal}`),
-      };
+    const j = await judgeSubmission(submissionOf(c), { signerFilter: o.signerName });
+    const v = j.verdict;
+    if (v.outcome !== "sign") {
+      const error = new CheckError(`${label}: ${v.reason}`);
+      if (v.failedCondition !== undefined) {
+        return { obj: withStatus(obj, [failedCondition(o.now, v.failedCondition)]), error };
+      }
+      return { obj, error };
     }
     const der = await signCsr(o.ca, {
-      csr,
+      csr: j.request.csr!,
       usages: c.usages,
       expirationSeconds: c.expirationSeconds,
       certTtlMs: o.ttlMs,
@@ -107,11 +104,11 @@ export async function signObject(
       signatureChecked: true,
     });
     const certPem = encodePem("CERTIFICATE", der);
-    const addApproval = o.approve === true && !approved;
+    const addApproval = o.approve === true && v.unapproved === true;
     return {
       obj: withStatus(obj, addApproval ? [approvedCondition(o.now)] : [], certPem),
       certPem,
-      unapproved: !approved && !addApproval,
+      unapproved: v.unapproved === true && !addApproval,
     };
   } catch (e) {
     return { obj, error: prefixed(e, label) };
@@ -119,33 +116,39 @@ export async function signObject(
 }
 
 /**
- * Judges and signs one DER PKCS#10 request. The signer defaults to what the
- * CSR suits (kubelet client or serving), the usages to the kubelet's for the
- * key type. Throws refusals, prefixed with `where`.
+ * The requests a PEM file holds, as `csr sign` and `csr inspect` split it:
+ * when its first block is not a `CERTIFICATE REQUEST`, the whole file is one
+ * request (which `ParseCSR` refuses, as the API server would); otherwise
+ * each `CERTIFICATE REQUEST` block is a request of its own (other blocks
+ * are ignored, as `ParseCSR` ignores what follows the first). A file with
+ * no CSR block at all is not a CSR file (InputError).
  */
-export async function signPemCsr(der: Uint8Array, where: string, o: SignOptions): Promise<string> {
+export function pemRequests(text: string, source: string): string[] {
+  const blocks: PemBlock[] = decodePem(text, source);
+  const csrs = blocks.filter((b) => b.type === "CERTIFICATE REQUEST");
+  if (csrs.length === 0) {
+    throw new InputError(`${source}: PEM block type must be CERTIFICATE REQUEST`);
+  }
+  if (blocks[0]!.type !== "CERTIFICATE REQUEST") return [text];
+  return csrs.map((b) => encodePem(b.type, b.der));
+}
+
+/**
+ * Judges (`judgePem`, the judgement `csr inspect` reports) and signs one
+ * bare PEM CSR. The signer defaults to what the CSR suits (kubelet client or
+ * serving), the usages to the kubelet's for the key type. Throws refusals,
+ * prefixed with `where`.
+ */
+export async function signPemCsr(request: string, where: string, o: SignOptions): Promise<string> {
   try {
-    let csr: Csr;
-    try {
-      csr = parseCsrDer(der);
-    } catch (e) {
-      throw new InputError(oneLine(e));
-    }
-    const signerName = o.signerName ?? guessSigner(csr);
-    if (signerName === undefined) {
-      throw new UsageError(
-        "not a kubelet client or serving CSR; name the signer with --signer-name",
-      );
-    }
-    const usages = o.usages?.length ? o.usages : defaultUsages(signerName, csr.key.type);
-    if (usages === undefined) throw new UsageError(`--usages is required for signer ${signerName}`);
-    const bad = await checkCsrSignature(csr);
-    if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
-    const refusal = signerValidator(signerName)(csr, usages);
-    if (refusal) throw new CheckError(refusal);
+    const { judgement: j, usages } = await judgePem(request, {
+      signerName: o.signerName,
+      usages: o.usages,
+    });
+    if (j.verdict.outcome !== "sign") throw refusal(j.verdict);
     const cert = await signCsr(o.ca, {
-      csr,
-      usages,
+      csr: j.request.csr!,
+      usages: usages!,
       certTtlMs: o.ttlMs,
       now: o.now,
       signatureChecked: true,

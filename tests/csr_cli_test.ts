@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import { runCli, tempDir } from "./_cli.ts";
 import { openssl, opensslCa, run } from "./_csr_pki.ts";
+import { assertRefused } from "./_check.ts";
 
 const NOW = "2026-11-22T00:00:00Z";
 
@@ -273,12 +274,14 @@ Deno.test("CLI csr sign refuses bad input: one stderr line, empty stdout, nothin
     );
     openssl("genpkey", "-paramfile", path.join(dir, "dsa.param"), "-out", dsa);
     const out = path.join(dir, "out.crt");
-    const cases: { args: string[]; code: number; re: RegExp }[] = [
+    const cases: { args: string[]; code: number; re: RegExp; reason?: string }[] = [
       {
+        // kube-apiserver refuses it (validation runs CheckSignature), so no signer ever sees it
         args: [tampered, "--ca", s.ca.crt, "--ca-key", s.ca.key],
         code: 3,
-        re:
-          /^error: .*tampered\.csr: unable to verify certificate request signature: x509: ECDSA verification failure$/,
+        re: /tampered\.csr$/,
+        reason: 'CertificateSigningRequest.certificates.k8s.io "csr-" is invalid: ' +
+          'spec.request: Invalid value: "<request data>": x509: ECDSA verification failure',
       },
       {
         args: [garbled, "--ca", s.ca.crt, "--ca-key", s.ca.key],
@@ -287,9 +290,9 @@ Deno.test("CLI csr sign refuses bad input: one stderr line, empty stdout, nothin
       },
       {
         args: [notCsr, "--ca", s.ca.crt, "--ca-key", s.ca.key],
-        code: 1,
+        code: 3,
         re:
-          /^error: .*notcsr\.yaml \(node-csr-.*\): unable to parse csr: PEM block type must be CERTIFICATE REQUEST$/,
+          /notcsr\.yaml \((node-csr-[\w-]+)\): CertificateSigningRequest\.certificates\.k8s\.io "\1" is invalid: spec\.request: Invalid value: "<request data>": PEM block type must be CERTIFICATE REQUEST$/,
       },
       {
         args: [s.csr, "--ca", s.ca.crt, "--ca-key", other.key],
@@ -315,7 +318,7 @@ Deno.test("CLI csr sign refuses bad input: one stderr line, empty stdout, nothin
         args: [s.csr, "--ca", s.ca.crt, "--ca-key", s.ca.key, "--now", "2040-01-01T00:00:00Z"],
         code: 3,
         re:
-          /^error: .*kubelet-client\.csr: the signer has expired: NotAfter=20\d\d-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC$/,
+          /^.*kubelet-client\.csr: the signer has expired: NotAfter=20\d\d-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC$/,
       },
       {
         args: [
@@ -328,14 +331,20 @@ Deno.test("CLI csr sign refuses bad input: one stderr line, empty stdout, nothin
           "kubernetes.io/kubelet-serving",
         ],
         code: 3,
-        re: /^error: .*kubelet-client\.csr: DNS or IP subjectAltName is required$/,
+        re: /kubelet-client\.csr$/,
+        reason: "DNS or IP subjectAltName is required",
       },
     ];
     for (const c of cases) {
       const r = await runCli(["csr", "sign", ...c.args, "--out", out]);
-      assert.equal(r.code, c.code, `${c.args.join(" ")}: ${r.stderr}`);
-      assert.equal(r.stdout, "");
-      oneErrorLine(r.stderr, c.re);
+      if (c.code === 3 && c.reason !== undefined) {
+        assertRefused(r, c.reason, { where: new RegExp(`${c.re.source.replace(/\$$/, "")}: $`) });
+      } else if (c.code === 3) assertRefused(r, c.re);
+      else {
+        assert.equal(r.code, c.code, `${c.args.join(" ")}: ${r.stderr}`);
+        assert.equal(r.stdout, "");
+        oneErrorLine(r.stderr, c.re);
+      }
       noKey(r.stderr);
       assert.equal(fs.existsSync(out), false);
     }
@@ -379,8 +388,33 @@ Deno.test("CLI csr inspect judges API, signer and approver; exit 3 for a rejecte
       'spec.usages[2]: Duplicate value: "client auth"',
       "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)",
     ]);
-    assert.equal(rep.signer, 'unrecognized signerName: "kubernetes.io/nope": nothing will sign it');
+    // Validation runs before the signer: the signer is never reached.
+    assert.equal(rep.signer, "not reached: refused by the API server");
     assert.equal(rep.rejected, true);
+    assert.equal(rep.verdict.stage, "api");
+    assert.equal(
+      rep.verdict.reason,
+      `CertificateSigningRequest.certificates.k8s.io ${JSON.stringify(rep.name)} is invalid: [` +
+        'spec.usages[2]: Duplicate value: "client auth", ' +
+        "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)]",
+    );
+    // Valid for the API server, but kube-controller-manager has no such signer.
+    fs.writeFileSync(
+      bad,
+      fs.readFileSync(bad, "utf8").replace("expirationSeconds: 60\n  ", "").replace(
+        "  - client auth\n",
+        "",
+      ),
+    );
+    const nope = await runCli(["csr", "inspect", bad, "-o", "json"]);
+    assert.equal(nope.code, 3, nope.stderr);
+    const nopeRep = JSON.parse(nope.stdout);
+    assert.deepEqual(nopeRep.apiErrors, []);
+    assert.deepEqual(nopeRep.verdict, {
+      outcome: "refuse",
+      stage: "signer",
+      reason: 'unrecognized signerName: "kubernetes.io/nope"',
+    });
     const pem = await runCli(["csr", "inspect", s.csr]);
     assert.equal(pem.code, 0);
     assert.match(pem.stdout, /signature: +ECDSA-SHA256, valid/);
@@ -495,11 +529,21 @@ Deno.test("CLI csr inspect applies CertificateSubjectRestriction to system:maste
     const r = await runCli(["csr", "inspect", f, "-o", "json"]);
     assert.equal(r.code, 3);
     const rep = JSON.parse(r.stdout);
-    assert.deepEqual(rep.apiErrors, [
+    assert.deepEqual(rep.apiErrors, []);
+    assert.equal(
+      rep.admission,
       "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
-    ]);
-    assert.equal(rep.signer, "kubernetes.io/kube-apiserver-client would sign it");
+    );
+    assert.equal(
+      rep.verdict.reason,
+      'certificatesigningrequests.certificates.k8s.io "pooh" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed',
+    );
+    assert.equal(rep.signer, "not reached: refused by the API server");
     assert.deepEqual(rep.approver, []);
+    // csr sign refuses it with the same reason, and writes nothing.
+    const ca = opensslCa(dir, "ca");
+    const s = await runCli(["csr", "sign", f, "--ca", ca.crt, "--ca-key", ca.key, "--approve"]);
+    assertRefused(s, rep.verdict.reason, { where: `${f} (pooh)` });
   } finally {
     cleanup();
   }
