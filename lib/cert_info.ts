@@ -1,6 +1,6 @@
 /**
- * Reading X.509 certificates with `@peculiar/x509`'s ASN.1 schema
- * (`@peculiar/asn1-x509`): every field `cert inspect` and `cert verify` show
+ * Reading X.509 certificates exactly as Go 1.25's `crypto/x509` parser does
+ * (a port of parser.go on the strict DER reader of lib/der.ts): every field `cert inspect` and `cert verify` show
  * (subject, issuer, serial, validity, SANs, key usage, EKUs, basic
  * constraints, key identifiers, key type), plus a JSON-ready summary and a
  * compact time-left formatter.
@@ -8,36 +8,36 @@
  * @module
  */
 
-import { AsnConvert } from "@peculiar/asn1-schema";
-import { Certificate } from "@peculiar/asn1-x509";
-import { certificateParts, readTlv, tlvBytes } from "./der.ts";
+import { DerCursor, latin1, parseGeneralizedTime, parseUtcTime, Tag } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { spkiHash } from "./pin.ts";
 import {
   colonHex,
-  describeAsnSpki,
   emptySans,
-  EXT,
   type Extension,
-  extensionList,
   formatKey,
   formatName,
+  goParseAi,
+  goParseNameConstraints,
+  goParseSan,
+  goParseSpki,
   type KeyInfo,
   type Name,
-  nameFromX509,
-  parseAsn,
+  type NameConstraints,
   parseAuthorityKeyId,
   parseBasicConstraints,
+  parseCertName,
   parseExtKeyUsage,
-  parseIp,
   parseKeyUsage,
-  parseSans,
   parseSubjectKeyId,
+  rightAlign,
   type Sans,
 } from "./pkix.ts";
-import { readSigAlg, type SigAlg, sigAlgName } from "./sigalg.ts";
+import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "./time.ts";
+
+export type { NameConstraints };
 
 /** A parsed certificate. */
 export interface Cert {
@@ -91,19 +91,6 @@ export interface Cert {
   unhandledCriticalExtensions: string[];
 }
 
-/** A parsed NameConstraints extension (Go's Permitted… and Excluded… fields). */
-export interface NameConstraints {
-  critical: boolean;
-  permittedDns: string[];
-  excludedDns: string[];
-  permittedEmail: string[];
-  excludedEmail: string[];
-  permittedUri: string[];
-  excludedUri: string[];
-  permittedIp: { ip: Uint8Array; mask: Uint8Array }[];
-  excludedIp: { ip: Uint8Array; mask: Uint8Array }[];
-}
-
 /**
  * The name Go's UnknownAuthorityError hint gives a candidate certificate:
  * its CN, else its first Organization, else `serial:<decimal>`.
@@ -114,102 +101,306 @@ export function goCertName(c: Cert): string {
   return "serial:" + serialDecimal(c.serial);
 }
 
-const KEY_ALGS_GO: Record<string, string> = {
-  "1.2.840.113549.1.1.1": "RSA",
-  "1.2.840.10045.2.1": "ECDSA",
-  "1.3.101.112": "Ed25519",
-  "1.3.101.110": "X25519",
-  "1.2.840.10040.4.1": "DSA",
+const fail = (m: string): never => {
+  throw new InputError(m);
 };
 
-const bytes = (b: ArrayBuffer) => new Uint8Array(b);
+/** Go's `ObjectIdentifier.String()` of the id-ce arc: the last component when `oid` is 2.5.29.N. */
+function idCe(oid: string): number | undefined {
+  const m = /^2\.5\.29\.(\d+)$/.exec(oid);
+  return m ? Number(m[1]) : undefined;
+}
 
-/** DER of a parsed part, made on demand; a failure is an input error, not a crash. */
-function reencode(part: object, what: string): Uint8Array {
-  try {
-    return bytes(AsnConvert.serialize(part));
-  } catch {
-    throw new InputError(`x509: malformed certificate ${what}`);
+/** crypto/x509's CertificatePolicies parse (Go 1.25: a repeated policy OID is an error). */
+function checkPolicies(value: Uint8Array): void {
+  const bad = () => fail("x509: invalid certificate policies");
+  const der = DerCursor.all(value).enter(0x30);
+  if (!der) return bad();
+  const seen = new Set<string>();
+  while (!der.empty()) {
+    const cp = der.enter(0x30);
+    const o = cp?.read(Tag.OID);
+    if (!cp || !o) return bad();
+    const raw = cp.content(o);
+    const key = latin1(raw);
+    if (seen.has(key)) bad();
+    seen.add(key);
+    // newOIDFromDER: non-empty, last octet ends a component, minimal components.
+    if (raw.length === 0 || (raw[raw.length - 1]! & 0x80) !== 0) bad();
+    let start = 0;
+    raw.forEach((v, i) => {
+      if (i === start && v === 0x80) bad();
+      if ((v & 0x80) === 0) start = i + 1;
+    });
+  }
+}
+
+/** crypto/x509's CRLDistributionPoints parse (errors only). */
+function checkCrlDp(value: Uint8Array): void {
+  const val = DerCursor.all(value).enter(0x30);
+  if (!val) return fail("x509: invalid CRL distribution points");
+  while (!val.empty()) {
+    const dp = val.enter(0x30);
+    if (!dp) return fail("x509: invalid CRL distribution point");
+    const name = dp.readOptional(0xa0);
+    if (name === undefined) return fail("x509: invalid CRL distribution point");
+    if (name === null) continue;
+    const full = DerCursor.of(value, name).enter(0xa0);
+    if (!full) return fail("x509: invalid CRL distribution point");
+    while (!full.empty()) {
+      if (!full.peek(0x86)) break;
+      if (!full.read(0x86)) fail("x509: invalid CRL distribution point");
+    }
+  }
+}
+
+/** crypto/x509's AuthorityInfoAccess parse (errors only). */
+function checkAia(value: Uint8Array): void {
+  const bad = () => fail("x509: invalid authority info access");
+  const val = DerCursor.all(value).enter(0x30);
+  if (!val) return bad();
+  while (!val.empty()) {
+    const aia = val.enter(0x30);
+    if (!aia || aia.readOid() === undefined) return bad();
+    if (!aia.peek(0x86)) continue;
+    if (!aia.read(0x86)) bad();
+  }
+}
+
+/** PolicyConstraints (36), PolicyMappings (33), InhibitAnyPolicy (54), as Go 1.25 parses them. */
+function checkPolicyExtension(n: number, value: Uint8Array): void {
+  if (n === 36) {
+    const bad = () => fail("x509: invalid policy constraints extension");
+    const val = DerCursor.all(value).enter(0x30);
+    if (!val) return bad();
+    for (const tag of [0x80, 0x81]) {
+      if (val.peek(tag) && val.readInt64(tag) === undefined) bad();
+    }
+  } else if (n === 33) {
+    const bad = () => fail("x509: invalid policy mappings extension");
+    const val = DerCursor.all(value).enter(0x30);
+    if (!val) return bad();
+    while (!val.empty()) {
+      const m = val.enter(0x30);
+      if (!m || !m.read(Tag.OID) || !m.read(Tag.OID)) bad();
+    }
+  } else if (n === 54) {
+    if (DerCursor.all(value).readInt64() === undefined) {
+      fail("x509: invalid inhibit any policy extension");
+    }
   }
 }
 
 /**
- * Parses a DER certificate. Errors are `InputError`s without the input name.
+ * Parses a DER certificate exactly as Go 1.25's `x509.ParseCertificate`
+ * (crypto/x509 parser.go, on cryptobyte): the same structure, the same
+ * refusals and Go's error text. Errors are `InputError`s without the input
+ * name.
  */
 export function parseCertificate(der: Uint8Array): Cert {
-  try {
-    if (readTlv(der, 0).end !== der.length) throw new InputError("trailing data");
-    const c = parseAsn(der, Certificate, "certificate");
-    const t = c.tbsCertificate;
-    const time = (v: { utcTime?: Date; generalTime?: Date }) => {
-      const d = v.utcTime ?? v.generalTime;
-      if (!d || isNaN(d.getTime())) throw new InputError("malformed certificate validity");
-      return d;
-    };
-    const extensions = extensionList(t.extensions);
-    const get = (oid: string) => extensions.find((e) => e.oid === oid)?.value;
-    const ku = get(EXT.keyUsage);
-    const eku = get(EXT.extKeyUsage);
-    const bc = get(EXT.basicConstraints);
-    const ski = get(EXT.subjectKeyId);
-    const aki = get(EXT.authorityKeyId);
-    const san = get(EXT.subjectAltName);
-    const sigAlg = readSigAlg(c.signatureAlgorithm);
-    const parts = certificateParts(der);
-    const bcv = bc ? parseBasicConstraints(bc) : undefined;
-    const sans = san ? parseSans(san) : emptySans();
-    const sigName = sigAlgName(sigAlg);
-    const keyType = KEY_ALGS_GO[t.subjectPublicKeyInfo.algorithm.algorithm] ?? "";
-    return {
-      der,
-      tbs: bytes(c.tbsCertificateRaw ?? AsnConvert.serialize(t)),
-      sigOid: sigAlg.oid,
-      sigAlg,
-      signature: bytes(c.signatureValue),
-      version: t.version + 1,
-      serial: bytes(t.serialNumber),
-      issuer: nameFromX509(t.issuer),
-      issuerDer: tlvBytes(der, parts.issuer),
-      subject: nameFromX509(t.subject),
-      subjectDer: tlvBytes(der, parts.subject),
-      notBefore: time(t.validity.notBefore),
-      notAfter: time(t.validity.notAfter),
-      key: describeAsnSpki(
-        t.subjectPublicKeyInfo,
-        () => reencode(t.subjectPublicKeyInfo, "public key"),
-      ),
-      extensions,
-      keyUsage: ku ? parseKeyUsage(ku) : undefined,
-      extKeyUsage: eku ? parseExtKeyUsage(eku) : undefined,
-      basicConstraints: bcv,
-      subjectKeyId: ski ? parseSubjectKeyId(ski) : undefined,
-      authorityKeyId: aki ? parseAuthorityKeyId(aki) : undefined,
-      sans,
-      // Interim values from the schema-based reader (replaced by the Go port).
-      signatureAlgorithm: sigName.includes(".") || sigName === "RSASSA-PSS" ? "" : sigName,
-      publicKeyAlgorithm: keyType,
-      basicConstraintsValid: bcv !== undefined,
-      isCA: bcv?.isCA ?? false,
-      maxPathLen: bcv?.maxPathLen ?? -1,
-      hasSanExtension: san !== undefined,
-      sanExtension: san,
-      sanIpBytes: sans.ips.map((ip) => parseIp(ip)!),
-      nameConstraints: undefined,
-      unhandledCriticalExtensions: extensions.filter((e) =>
-        e.critical && ![
-          EXT.keyUsage,
-          EXT.extKeyUsage,
-          EXT.basicConstraints,
-          EXT.subjectAltName,
-          EXT.subjectKeyId,
-          EXT.authorityKeyId,
-        ].includes(e.oid as never)
-      ).map((e) => e.oid),
-    };
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError("malformed certificate");
+  const top = DerCursor.all(der);
+  const certTlv = top.read(0x30);
+  if (!certTlv) return fail("x509: malformed certificate");
+  const input = DerCursor.of(der, certTlv);
+  const tbsTlv = input.read(0x30);
+  if (!tbsTlv) return fail("x509: malformed tbs certificate");
+  const tbs = DerCursor.of(der, tbsTlv);
+  let version = 0n;
+  if (tbs.peek(0xa0)) {
+    const v = tbs.enter(0xa0);
+    const n = v?.readInt64();
+    if (n === undefined || !v!.empty()) return fail("x509: malformed version");
+    version = n;
   }
+  if (version < 0n) fail("x509: malformed version");
+  version++;
+  if (version > 3n) fail("x509: invalid version");
+  const serial = tbs.readInteger();
+  if (!serial) return fail("x509: malformed serial number");
+  if ((serial[0]! & 0x80) !== 0) fail("x509: negative serial number");
+  const sigAiTlv = tbs.read(0x30);
+  if (!sigAiTlv) return fail("x509: malformed signature algorithm identifier");
+  const outerAiTlv = input.read(0x30);
+  if (!outerAiTlv) return fail("x509: malformed algorithm identifier");
+  if (!bytesEqual(tbs.content(sigAiTlv), input.content(outerAiTlv))) {
+    fail("x509: inner and outer signature algorithm identifiers don't match");
+  }
+  const ai = goParseAi(DerCursor.of(der, sigAiTlv));
+  const sigAlg = sigAlgFromAi(ai.oid, ai.params);
+  const issuerTlv = tbs.read(0x30);
+  if (!issuerTlv) return fail("x509: malformed issuer");
+  const issuer = parseCertName(der, issuerTlv);
+  const validity = tbs.enter(0x30);
+  if (!validity) return fail("x509: malformed validity");
+  const notBefore = readTime(validity);
+  const notAfter = readTime(validity);
+  const subjectTlv = tbs.read(0x30);
+  if (!subjectTlv) return fail("x509: malformed issuer");
+  const subject = parseCertName(der, subjectTlv);
+  const spkiTlv = tbs.read(0x30);
+  if (!spkiTlv) return fail("x509: malformed spki");
+  const { key, algorithm: publicKeyAlgorithm } = goParseSpki(der, spkiTlv);
+
+  const extensions: Extension[] = [];
+  if (version > 1n) {
+    if (!tbs.skipOptional(0x81)) fail("x509: malformed issuerUniqueID");
+    if (!tbs.skipOptional(0x82)) fail("x509: malformed subjectUniqueID");
+    if (version === 3n) {
+      const present = tbs.readOptional(0xa3);
+      if (present === undefined) return fail("x509: malformed extensions");
+      if (present) {
+        const list = DerCursor.of(der, present).enter(0x30);
+        if (!list) return fail("x509: malformed extensions");
+        const seen = new Set<string>();
+        while (!list.empty()) {
+          const ext = list.enter(0x30);
+          if (!ext) return fail("x509: malformed extension");
+          const oid = ext.readOid();
+          if (oid === undefined) return fail("x509: malformed extension OID field");
+          let critical = false;
+          if (ext.peek(0x01)) {
+            const b = ext.readBoolean();
+            if (b === undefined) return fail("x509: malformed extension critical field");
+            critical = b;
+          }
+          const val = ext.read(Tag.OCTET_STRING);
+          if (!val) return fail("x509: malformed extension value field");
+          if (seen.has(oid)) {
+            fail(`x509: certificate contains duplicate extension with OID "${oid}"`);
+          }
+          seen.add(oid);
+          extensions.push({ oid, critical, value: ext.content(val) });
+        }
+      }
+    }
+  }
+
+  // processExtensions
+  let keyUsage: number | undefined;
+  let extKeyUsage: string[] | undefined;
+  let basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
+  let subjectKeyId: Uint8Array | undefined;
+  let authorityKeyId: Uint8Array | undefined;
+  let sans = emptySans();
+  let sanIpBytes: Uint8Array[] = [];
+  let sanExtension: Uint8Array | undefined;
+  let nameConstraints: NameConstraints | undefined;
+  const unhandledCriticalExtensions: string[] = [];
+  for (const e of extensions) {
+    let unhandled = false;
+    const n = idCe(e.oid);
+    if (n !== undefined) {
+      switch (n) {
+        case 15:
+          keyUsage = parseKeyUsage(e.value);
+          break;
+        case 19:
+          basicConstraints = parseBasicConstraints(e.value);
+          break;
+        case 17: {
+          const r = goParseSan(e.value);
+          sans = r.sans;
+          sanIpBytes = r.ipBytes;
+          sanExtension = e.value;
+          if (!r.any) unhandled = true;
+          break;
+        }
+        case 30: {
+          const r = goParseNameConstraints(e.value, e.critical);
+          nameConstraints = r.nc;
+          unhandled = r.unhandled;
+          break;
+        }
+        case 31:
+          checkCrlDp(e.value);
+          break;
+        case 35:
+          if (e.critical) fail("x509: authority key identifier incorrectly marked critical");
+          authorityKeyId = parseAuthorityKeyId(e.value);
+          break;
+        case 36:
+        case 33:
+        case 54:
+          checkPolicyExtension(n, e.value);
+          break;
+        case 37:
+          extKeyUsage = parseExtKeyUsage(e.value);
+          break;
+        case 14:
+          if (e.critical) fail("x509: subject key identifier incorrectly marked critical");
+          subjectKeyId = parseSubjectKeyId(e.value);
+          break;
+        case 32:
+          checkPolicies(e.value);
+          break;
+        default:
+          unhandled = true;
+      }
+    } else if (e.oid === "1.3.6.1.5.5.7.1.1") {
+      if (e.critical) fail("x509: authority info access incorrectly marked critical");
+      checkAia(e.value);
+    } else unhandled = true;
+    if (e.critical && unhandled) unhandledCriticalExtensions.push(e.oid);
+  }
+
+  const sig = input.readBitString();
+  if (!sig) return fail("x509: malformed signature");
+  if (!top.empty()) fail("x509: trailing data");
+
+  return {
+    der,
+    tbs: der.subarray(tbsTlv.start, tbsTlv.end),
+    sigOid: sigAlg.oid,
+    sigAlg,
+    signature: rightAlign(sig.bytes, sig.bitLength),
+    version: Number(version),
+    serial: serial.slice(),
+    issuer,
+    issuerDer: der.subarray(issuerTlv.start, issuerTlv.end),
+    subject,
+    subjectDer: der.subarray(subjectTlv.start, subjectTlv.end),
+    notBefore,
+    notAfter,
+    key,
+    extensions,
+    keyUsage,
+    extKeyUsage,
+    basicConstraints,
+    subjectKeyId,
+    authorityKeyId,
+    sans,
+    signatureAlgorithm: sigAlg.goName ?? "",
+    publicKeyAlgorithm,
+    basicConstraintsValid: basicConstraints !== undefined,
+    isCA: basicConstraints?.isCA ?? false,
+    maxPathLen: basicConstraints?.maxPathLen ?? -1,
+    hasSanExtension: sanExtension !== undefined,
+    sanExtension,
+    sanIpBytes,
+    nameConstraints,
+    unhandledCriticalExtensions,
+  };
+}
+
+/** crypto/x509's `parseTime`: UTCTime or GeneralizedTime, read as cryptobyte reads them. */
+function readTime(c: DerCursor): Date {
+  if (c.peek(0x17)) {
+    const t = c.read(0x17);
+    const d = t && parseUtcTime(c.content(t));
+    return d ?? fail("x509: malformed UTCTime");
+  }
+  if (c.peek(0x18)) {
+    const t = c.read(0x18);
+    const d = t && parseGeneralizedTime(c.content(t));
+    return d ?? fail("x509: malformed GeneralizedTime");
+  }
+  return fail("x509: unsupported time format");
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Parses a DER certificate, prefixing errors with `source`. */

@@ -8,6 +8,8 @@
 import { AsnConvert } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
+import { DerCursor, latin1, type Tlv } from "./der.ts";
+import { InputError } from "./errors.ts";
 import { x509 } from "./x509.ts";
 
 /** Attribute-type OIDs Go's `pkix.Name` knows, with their short names. */
@@ -182,4 +184,181 @@ export function formatName(n: Name): string {
     rdn.map((a) => `${SHORT[a.oid] ?? a.oid}=${a.value.startsWith("#") ? a.value : esc(a.value)}`)
       .join("+")
   ).join(",");
+}
+
+/** One attribute as read: its type, its string value (`undefined` when not a string), its DER. */
+export interface NameAttribute {
+  oid: string;
+  value: string | undefined;
+  der: Uint8Array;
+}
+
+/**
+ * Go's `pkix.Name.FillFromRDNSequence`: RDNs flattened in order, only string
+ * values count, CommonName and SerialNumber take the last occurrence, the
+ * list fields collect every one. Empty RDNs are skipped.
+ */
+export function fillName(rdns: NameAttribute[][]): Name {
+  const out = emptyName();
+  for (const rdn of rdns) {
+    if (rdn.length === 0) continue;
+    const shown: { oid: string; value: string }[] = [];
+    for (const atv of rdn) {
+      const value = atv.value;
+      if (value === undefined) {
+        shown.push({ oid: atv.oid, value: "#" + Buffer.from(atv.der).toString("hex") });
+        continue;
+      }
+      shown.push({ oid: atv.oid, value });
+      switch (atv.oid) {
+        case NAME_OIDS.commonName:
+          out.commonName = value;
+          break;
+        case NAME_OIDS.serialNumber:
+          out.serialNumber = value;
+          break;
+        case NAME_OIDS.country:
+          out.country.push(value);
+          break;
+        case NAME_OIDS.locality:
+          out.locality.push(value);
+          break;
+        case NAME_OIDS.province:
+          out.province.push(value);
+          break;
+        case NAME_OIDS.streetAddress:
+          out.streetAddress.push(value);
+          break;
+        case NAME_OIDS.postalCode:
+          out.postalCode.push(value);
+          break;
+        case NAME_OIDS.organization:
+          out.organization.push(value);
+          break;
+        case NAME_OIDS.organizationalUnit:
+          out.organizationalUnit.push(value);
+          break;
+      }
+    }
+    out.rdns.push(shown);
+  }
+  return out;
+}
+
+/** crypto/x509's `isPrintable`: PrintableString plus `*` and `&`. */
+export function isPrintableByte(b: number): boolean {
+  return (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) ||
+    (b >= 0x27 && b <= 0x29) || (b >= 0x2b && b <= 0x2f) || b === 0x20 || b === 0x3a ||
+    b === 0x3d || b === 0x3f || b === 0x2a || b === 0x26;
+}
+
+const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Go's `utf8.Valid` decode; `undefined` when the bytes are not valid UTF-8. */
+export function decodeUtf8(c: Uint8Array): string | undefined {
+  try {
+    return utf8Strict.decode(c);
+  } catch {
+    return undefined;
+  }
+}
+
+/** T61String as Go 1.25 reads it: each byte a Latin-1 character. */
+export function decodeT61(c: Uint8Array): string {
+  return latin1(c);
+}
+
+/**
+ * BMPString as Go 1.25 reads it (crypto/x509 and encoding/asn1 alike): even
+ * length, one trailing U+0000 dropped, and no surrogates or noncharacters
+ * U+FFFE, U+FFFF, U+FDD0..U+FDEF. `undefined` when invalid.
+ */
+export function decodeBmp(c: Uint8Array): string | undefined {
+  if (c.length % 2 !== 0) return undefined;
+  let n = c.length;
+  if (n >= 2 && c[n - 1] === 0 && c[n - 2] === 0) n -= 2;
+  let s = "";
+  for (let i = 0; i < n; i += 2) {
+    const p = (c[i]! << 8) | c[i + 1]!;
+    if (
+      p === 0xfffe || p === 0xffff || (p >= 0xfdd0 && p <= 0xfdef) || (p >= 0xd800 && p <= 0xdfff)
+    ) {
+      return undefined;
+    }
+    s += String.fromCharCode(p);
+  }
+  return s;
+}
+
+/** Whether every character is ASCII (Go's `isIA5String` on a string of runes). */
+export function isIa5(c: Uint8Array): boolean {
+  for (const b of c) if (b > 0x7f) return false;
+  return true;
+}
+
+/** crypto/x509's `parseASN1String` (Go 1.25): the text, or throws Go's reason. */
+function certString(tag: number, c: Uint8Array): string {
+  switch (tag) {
+    case 20: // T61String
+      return decodeT61(c);
+    case 19: // PrintableString
+      for (const b of c) if (!isPrintableByte(b)) throw new Error("invalid PrintableString");
+      return latin1(c);
+    case 12: { // UTF8String
+      const s = decodeUtf8(c);
+      if (s === undefined) throw new Error("invalid UTF-8 string");
+      return s;
+    }
+    case 30: { // BMPString
+      const s = decodeBmp(c);
+      if (s === undefined) throw new Error("invalid BMPString");
+      return s;
+    }
+    case 22: // IA5String
+      if (!isIa5(c)) throw new Error("invalid IA5String");
+      return latin1(c);
+    case 18: // NumericString
+      for (const b of c) {
+        if (!((b >= 0x30 && b <= 0x39) || b === 0x20)) throw new Error("invalid NumericString");
+      }
+      return latin1(c);
+  }
+  throw new Error(`unsupported string type: ${tag}`);
+}
+
+/**
+ * Reads a certificate's Name element as crypto/x509's `parseName` does
+ * (cryptobyte DER, string values only, Go 1.25 string rules). Throws
+ * `InputError`s with Go's text.
+ */
+export function parseCertName(buf: Uint8Array, name: Tlv): Name {
+  const raw = new DerCursor(buf, name.start, name.end).enter(0x30);
+  if (!raw) throw new InputError("x509: invalid RDNSequence");
+  const rdns: NameAttribute[][] = [];
+  while (!raw.empty()) {
+    const set = raw.enter(0x31);
+    if (!set) throw new InputError("x509: invalid RDNSequence");
+    const rdn: NameAttribute[] = [];
+    while (!set.empty()) {
+      const atv = set.enter(0x30);
+      if (!atv) throw new InputError("x509: invalid RDNSequence: invalid attribute");
+      const oid = atv.readOid();
+      if (oid === undefined) {
+        throw new InputError("x509: invalid RDNSequence: invalid attribute type");
+      }
+      const v = atv.readAny();
+      if (!v) throw new InputError("x509: invalid RDNSequence: invalid attribute value");
+      let value: string;
+      try {
+        value = certString(v.tag, atv.content(v));
+      } catch (e) {
+        throw new InputError(
+          `x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`,
+        );
+      }
+      rdn.push({ oid, value, der: atv.bytes(v) });
+    }
+    rdns.push(rdn);
+  }
+  return fillName(rdns);
 }
