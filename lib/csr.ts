@@ -1,6 +1,6 @@
 /**
- * PKCS#10 certificate signing requests: parsing (as Go's
- * `x509.ParseCertificateRequest` reads them), signature checking, creation
+ * PKCS#10 certificate signing requests: parsing (a port of Go's
+ * `x509.ParseCertificateRequest` and the encoding/asn1 rules it decodes with), signature checking, creation
  * (as client-go's `cert.MakeCSR`, with `@peculiar/x509`'s
  * `Pkcs10CertificateRequestGenerator`), and the kubelet's deterministic
  * bootstrap CSR object name (`digestedName`).
@@ -8,32 +8,53 @@
  * @module
  */
 
-import { CertificationRequest } from "@peculiar/asn1-csr";
 import { AsnConvert } from "@peculiar/asn1-schema";
-import * as asn1X509 from "@peculiar/asn1-x509";
+import type * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { readTlv } from "./der.ts";
+import {
+  Asn1Error,
+  asn1Structure,
+  asn1Syntax,
+  goAlgorithmIdentifier,
+  type GoElement,
+  goField,
+  goParseBitString,
+  goParseInt64,
+  goParseOid,
+  goRawValue,
+  goTagAndLength,
+  latin1,
+  parseGeneralizedTime,
+  parseUtcTime,
+} from "./der.ts";
 import { InputError } from "./errors.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import {
-  describeAsnSpki,
+  decodeBmp,
+  decodeT61,
+  decodeUtf8,
   emptyName,
   emptySans,
   EXT,
   type Extension,
-  extensionList,
+  fillName,
   goName,
+  goParsePublicKey,
+  goParseSan,
+  goPublicKeyAlgorithm,
+  isIa5,
+  isPrintableByte,
   type KeyInfo,
   type Name,
-  nameFromX509,
-  parseAsn,
-  parseSans,
+  type NameAttribute,
+  rightAlign,
   sanExtension,
   type Sans,
   sansEmpty,
+  unparsedKeyInfo,
 } from "./pkix.ts";
-import { checkSignature, readSigAlg, type SigAlg } from "./sigalg.ts";
+import { checkSignature, type SigAlg, sigAlgFromAi } from "./sigalg.ts";
 import { signingAlgorithm } from "./keys.ts";
 import { x509 } from "./x509.ts";
 
@@ -59,52 +80,268 @@ export interface Csr {
   sans: Sans;
   /** Every requested extension. */
   extensions: Extension[];
-  /** The parsed SubjectPublicKeyInfo (spares the signer a parse). */
+  /** The parsed SubjectPublicKeyInfo (no longer filled: the parser does not use the schema library). */
   spkiAsn?: asn1X509.SubjectPublicKeyInfo;
+  /** Go's PublicKeyAlgorithm ("" = unknown: Go's PublicKey is nil). */
+  publicKeyAlgorithm: string;
+  /** Go's SignatureAlgorithm String(); "" = UnknownSignatureAlgorithm. */
+  signatureAlgorithm: string;
 }
 
 /** Go's `ParseCSR` message for anything that is not a PEM CSR. */
 export const NOT_A_CSR = "PEM block type must be CERTIFICATE REQUEST";
 
+const isPrintableAsn1 = (c: Uint8Array) => c.every(isPrintableByte);
+
+/** encoding/asn1's GeneralizedTime layout `20060102150405.999999999Z0700` with its round trip. */
+function goAsn1GeneralizedTimeValid(c: Uint8Array): boolean {
+  const s = latin1(c);
+  const m = /^(\d{14})(?:\.(\d{1,9}))?(Z|[+-]\d{4})$/.exec(s);
+  if (!m || (m[2] !== undefined && m[2].endsWith("0"))) return false;
+  return parseGeneralizedTime(new TextEncoder().encode(m[1]! + m[3]!)) !== undefined;
+}
+
 /**
- * Parses a DER PKCS#10 request. Throws `InputError`s (`x509: malformed …`)
- * without the input's name; callers prefix it.
+ * encoding/asn1's decoding of an `any` attribute value: the string for the
+ * string types, `undefined` for every other value (INTEGER, OID, times, …
+ * and unknown types, which Go leaves nil); throws encoding/asn1's error for
+ * a malformed value of a type it decodes.
+ */
+function goAnyValue(b: Uint8Array, e: GoElement): string | undefined {
+  if (e.compound || e.cls !== 0) return undefined;
+  const c = b.subarray(e.contentStart, e.end);
+  switch (e.tag) {
+    case 19:
+      if (!isPrintableAsn1(c)) throw asn1Syntax("PrintableString contains invalid character");
+      return latin1(c);
+    case 18:
+      if (!c.every((x) => (x >= 0x30 && x <= 0x39) || x === 0x20)) {
+        throw asn1Syntax("NumericString contains invalid character");
+      }
+      return latin1(c);
+    case 22:
+      if (!isIa5(c)) throw asn1Syntax("IA5String contains invalid character");
+      return latin1(c);
+    case 20:
+      return decodeT61(c);
+    case 12: {
+      const t = decodeUtf8(c);
+      if (t === undefined) throw new Asn1Error("asn1: invalid UTF-8 string");
+      return t;
+    }
+    case 30: {
+      const t = decodeBmp(c);
+      if (t === undefined) throw new Asn1Error("invalid BMPString");
+      return t;
+    }
+    case 2:
+      goParseInt64(c);
+      return undefined;
+    case 3:
+      goParseBitString(c);
+      return undefined;
+    case 6:
+      goParseOid(c);
+      return undefined;
+    case 23:
+      if (!parseUtcTime(c)) {
+        throw new Asn1Error(
+          `asn1: time did not serialize back to the original value and may be invalid: given ${
+            JSON.stringify(latin1(c))
+          }`,
+        );
+      }
+      return undefined;
+    case 24:
+      if (!goAsn1GeneralizedTimeValid(c)) {
+        throw new Asn1Error(
+          `asn1: time did not serialize back to the original value and may be invalid: given ${
+            JSON.stringify(latin1(c))
+          }`,
+        );
+      }
+      return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * encoding/asn1's SEQUENCE OF / SET OF over `[start, end)`: every element's
+ * header is read first (each must be universal with the element type's tag
+ * when `elem` is given; any element for RawValue), then the elements.
+ */
+function goSequenceOf(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  elem: { tag: number; compound: boolean } | undefined,
+): GoElement[] {
+  const out: GoElement[] = [];
+  for (let off = start; off < end;) {
+    const t = goTagAndLength(b, off, end);
+    if (elem && (t.cls !== 0 || t.compound !== elem.compound || t.tag !== elem.tag)) {
+      throw asn1Structure("sequence tag mismatch");
+    }
+    if (t.end > end) throw asn1Syntax("truncated sequence");
+    out.push(t);
+    off = t.end;
+  }
+  return out;
+}
+
+/** `asn1.Unmarshal` into `pkix.RDNSequence`, then `FillFromRDNSequence`. */
+function goCsrSubject(b: Uint8Array): Name {
+  const seq = goField(b, 0, b.length, { tag: 16, compound: true, what: "RDNSequence" })!;
+  const rdns: NameAttribute[][] = [];
+  for (const set of goSequenceOf(b, seq.contentStart, seq.end, { tag: 17, compound: true })) {
+    const rdn: NameAttribute[] = [];
+    const atvs = goSequenceOf(b, set.contentStart, set.end, { tag: 16, compound: true });
+    for (const atv of atvs) {
+      const o = goField(b, atv.contentStart, atv.end, {
+        tag: 6,
+        compound: false,
+        what: "ObjectIdentifier",
+      })!;
+      const oid = goParseOid(b.subarray(o.contentStart, o.end));
+      const v = goRawValue(b, o.end, atv.end);
+      rdn.push({ oid, value: goAnyValue(b, v), der: b.subarray(v.start, v.end) });
+    }
+    rdns.push(rdn);
+  }
+  return fillName(rdns);
+}
+
+/** `asn1.Unmarshal` into `[]pkix.Extension` (trailing bytes after the list ignored, as Go does). */
+function goExtensionList(b: Uint8Array): Extension[] {
+  const seq = goField(b, 0, b.length, { tag: 16, compound: true, what: "[]pkix.Extension" })!;
+  const out: Extension[] = [];
+  for (const e of goSequenceOf(b, seq.contentStart, seq.end, { tag: 16, compound: true })) {
+    const o = goField(b, e.contentStart, e.end, {
+      tag: 6,
+      compound: false,
+      what: "ObjectIdentifier",
+    })!;
+    const oid = goParseOid(b.subarray(o.contentStart, o.end));
+    let off = o.end;
+    let critical = false;
+    const c = goField(b, off, e.end, { tag: 1, compound: false, optional: true, what: "bool" });
+    if (c) {
+      if (c.end - c.contentStart !== 1 || (b[c.contentStart] !== 0 && b[c.contentStart] !== 0xff)) {
+        throw asn1Syntax("invalid boolean");
+      }
+      critical = b[c.contentStart] === 0xff;
+      off = c.end;
+    }
+    const v = goField(b, off, e.end, { tag: 4, compound: false, what: "[]uint8" })!;
+    out.push({ oid, critical, value: b.subarray(v.contentStart, v.end) });
+  }
+  return out;
+}
+
+/** Go's `parseCSRExtensions`: only the extensionRequest attribute's first value counts. */
+function goCsrExtensions(b: Uint8Array, attrs: GoElement[]): Extension[] {
+  const out: Extension[] = [];
+  const seen = new Set<string>();
+  for (const raw of attrs) {
+    let values: GoElement[];
+    let id: string;
+    try {
+      const seq = goField(b, raw.start, raw.end, {
+        tag: 16,
+        compound: true,
+        what: "pkcs10Attribute",
+      })!;
+      const o = goField(b, seq.contentStart, seq.end, {
+        tag: 6,
+        compound: false,
+        what: "ObjectIdentifier",
+      })!;
+      id = goParseOid(b.subarray(o.contentStart, o.end));
+      const set = goField(b, o.end, seq.end, { tag: 17, compound: true, what: "[]asn1.RawValue" })!;
+      values = goSequenceOf(b, set.contentStart, set.end, undefined);
+    } catch {
+      continue; // Go ignores attributes that do not parse
+    }
+    if (values.length === 0 || id !== OID_EXTENSION_REQUEST) continue;
+    const v0 = values[0]!;
+    const list = goExtensionList(b.subarray(v0.start, v0.end));
+    for (const e of list) {
+      if (seen.has(e.oid)) {
+        throw new InputError("x509: certificate request contains duplicate requested extensions");
+      }
+      seen.add(e.oid);
+    }
+    out.push(...list);
+  }
+  return out;
+}
+
+/**
+ * Parses a DER PKCS#10 request exactly as Go 1.25's
+ * `x509.ParseCertificateRequest` does (encoding/asn1 DER rules, then the
+ * public key, subject and requested extensions). Throws `InputError`s with
+ * Go's text, without the input's name; callers prefix it.
  */
 export function parseCsrDer(der: Uint8Array): Csr {
-  try {
-    if (readTlv(der, 0).end !== der.length) throw new InputError("trailing data");
-    const req = parseAsn(der, CertificationRequest, "certificate request");
-    const info = req.certificationRequestInfo;
-    if (info.version !== 0) throw new InputError("unsupported certificate request version");
-    const extensions: Extension[] = [];
-    for (const attr of info.attributes ?? []) {
-      if (attr.type !== OID_EXTENSION_REQUEST) continue;
-      for (const v of attr.values) {
-        const list = parseAsn(new Uint8Array(v), asn1X509.Extensions, "extension request");
-        extensions.push(...extensionList(list));
-      }
-    }
-    const sanExt = extensions.find((e) => e.oid === EXT.subjectAltName);
-    const sigAlg = readSigAlg(req.signatureAlgorithm);
-    return {
-      der,
-      tbs: new Uint8Array(req.certificationRequestInfoRaw ?? AsnConvert.serialize(info)),
-      sigOid: sigAlg.oid,
-      sigAlg,
-      signature: new Uint8Array(req.signature),
-      subject: nameFromX509(info.subject),
-      key: describeAsnSpki(
-        info.subjectPKInfo,
-        new Uint8Array(AsnConvert.serialize(info.subjectPKInfo)),
-      ),
-      sans: sanExt ? parseSans(sanExt.value) : emptySans(),
-      extensions,
-      spkiAsn: info.subjectPKInfo,
-    };
-  } catch (e) {
-    if (e instanceof InputError) throw new InputError(`x509: ${e.message}`);
-    throw new InputError(`x509: malformed certificate request`);
+  const b = der;
+  const req = goField(b, 0, b.length, { tag: 16, compound: true, what: "certificateRequest" })!;
+  const tbsEl = goField(b, req.contentStart, req.end, {
+    tag: 16,
+    compound: true,
+    what: "tbsCertificateRequest",
+  })!;
+  const version = goField(b, tbsEl.contentStart, tbsEl.end, {
+    tag: 2,
+    compound: false,
+    what: "int",
+  })!;
+  goParseInt64(b.subarray(version.contentStart, version.end));
+  const subjectEl = goRawValue(b, version.end, tbsEl.end);
+  const pki = goField(b, subjectEl.end, tbsEl.end, {
+    tag: 16,
+    compound: true,
+    what: "publicKeyInfo",
+  })!;
+  const alg = goAlgorithmIdentifier(b, pki.contentStart, pki.end, "AlgorithmIdentifier");
+  const keyBitsEl = goField(b, alg.end, pki.end, { tag: 3, compound: false, what: "BitString" })!;
+  const keyBits = goParseBitString(b.subarray(keyBitsEl.contentStart, keyBitsEl.end));
+  const attrsEl = goField(b, pki.end, tbsEl.end, {
+    cls: 2,
+    tag: 0,
+    compound: true,
+    what: "[]asn1.RawValue",
+  })!;
+  const attrs = goSequenceOf(b, attrsEl.contentStart, attrsEl.end, undefined);
+  const sigAi = goAlgorithmIdentifier(b, tbsEl.end, req.end, "AlgorithmIdentifier");
+  const sigEl = goField(b, sigAi.end, req.end, { tag: 3, compound: false, what: "BitString" })!;
+  const sig = goParseBitString(b.subarray(sigEl.contentStart, sigEl.end));
+  if (req.end !== b.length) throw asn1Syntax("trailing data");
+
+  const spki = b.subarray(pki.start, pki.end);
+  const publicKeyAlgorithm = goPublicKeyAlgorithm(alg.oid);
+  const key: KeyInfo = publicKeyAlgorithm === ""
+    ? unparsedKeyInfo(alg.oid, spki)
+    : goParsePublicKey(alg.oid, alg.params, rightAlign(keyBits.bytes, keyBits.bitLength), spki);
+  const subject = goCsrSubject(b.subarray(subjectEl.start, subjectEl.end));
+  const extensions = goCsrExtensions(b, attrs);
+  let sans = emptySans();
+  for (const e of extensions) {
+    if (e.oid === EXT.subjectAltName) sans = goParseSan(e.value).sans;
   }
+  const sigAlg = sigAlgFromAi(sigAi.oid, sigAi.params);
+  return {
+    der,
+    tbs: b.subarray(tbsEl.start, tbsEl.end),
+    sigOid: sigAlg.oid,
+    sigAlg,
+    signature: rightAlign(sig.bytes, sig.bitLength),
+    subject,
+    key,
+    sans,
+    extensions,
+    publicKeyAlgorithm,
+    signatureAlgorithm: sigAlg.goName ?? "",
+  };
 }
 
 /**

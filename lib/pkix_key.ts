@@ -299,3 +299,8 @@ export function goParseAi(ai: DerCursor): { oid: string; params: Uint8Array | un
   if (!p) throw new InputError("x509: malformed parameters");
   return { oid, params: ai.bytes(p) };
 }
+
+/** The description of a key Go does not parse (unknown algorithm: Go's PublicKey is nil). */
+export function unparsedKeyInfo(algorithm: string, spki: Uint8Array): KeyInfo {
+  return { type: KEY_ALGS[algorithm] ?? algorithm, bits: 0, spki };
+}
