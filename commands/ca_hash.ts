@@ -1,6 +1,7 @@
 /**
  * `joinkit ca hash`: kubeadm's `sha256:<hex>` public-key pin of each certificate.
- * Fast path: loads neither YAML nor @peculiar/x509 for PEM/DER input.
+ * Loads YAML only for kubeconfigs and ConfigMaps, the X.509 parser only once
+ * input is read.
  *
  * @module
  */
@@ -22,10 +23,15 @@ per certificate, in input order: every certificate of a bundle is hashed, as
   openssl x509 -pubkey -noout -in ca.crt | openssl pkey -pubin -outform der |
     openssl dgst -sha256
 
-Inputs: PEM certificates or bundles (other PEM blocks are ignored), DER
-certificates, kubeconfigs (each cluster's certificate-authority-data) and
-cluster-info ConfigMaps (the CA in data.kubeconfig). Default: stdin.
-Directories are refused: name the certificate file.
+Inputs: PEM certificates or bundles, read as client-go reads them
+(certutil.ParseCertsPEM: only CERTIFICATE blocks without headers count, a
+certificate Go cannot parse fails the whole file); DER certificates;
+kubeconfigs, loaded as clientcmd.Load does, giving the CA of the cluster
+kubeadm uses (the unnamed cluster, else the current context's), as
+'kubeadm token create --print-join-command' reads admin.conf; cluster-info
+ConfigMaps (the same, for data.kubeconfig). Any certificate can be hashed:
+this is a hash tool, it does not require a CA. Default: stdin. Directories
+are refused: name the certificate file.
 
 Usage:
   joinkit ca hash [FILE|-]...

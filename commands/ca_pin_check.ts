@@ -18,9 +18,14 @@ export const command: Command = {
 
 Pins are parsed with kubeadm's rules (format "sha256:<64 hex>", format name
 case-insensitive, several pins allowed) and its error texts. The check passes
-when ANY certificate in FILE has a pinned public key; it prints which one
-matched. FILE is a PEM certificate or bundle, a DER certificate, a kubeconfig
-or a cluster-info ConfigMap ('-' for stdin).
+when ANY certificate in FILE has a pinned public key (every certificate is
+hashed, as pubkeypin.Set.CheckAny does; a pin on one certificate of a bundle
+is how kubeadm comes to trust all of them); it prints which one matched.
+FILE is read as 'ca hash' reads it: a PEM certificate or bundle (as
+certutil.ParseCertsPEM), a DER certificate, a kubeconfig or a cluster-info
+ConfigMap (the CA of the cluster kubeadm chooses) ('-' for stdin). The
+certificates need not be CAs. For the whole discovery check of a
+cluster-info (every cluster's CA), use 'cluster-info verify'.
 
 Usage:
   joinkit ca pin-check --ca-cert-hash sha256:HEX [--ca-cert-hash sha256:HEX]... FILE

@@ -11,9 +11,10 @@ import {
   signClusterInfoData,
   type SigningToken,
 } from "../lib/bootstrap_signer.ts";
+import { readClusterCa } from "../lib/certsource.ts";
 import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
 import { UsageError } from "../lib/errors.ts";
-import { caBundle, clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
+import { clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
 import { parseManifests, renderObjects } from "../lib/manifest.ts";
 import { parseServerUrl } from "../lib/server_url.ts";
 import { parseToken } from "../lib/token.ts";
@@ -80,7 +81,10 @@ Usage:
 
 Flags:
   --server URL       API server URL: https://HOST:PORT (required)
-  --ca FILE          PEM CA certificate or bundle (required; only CERTIFICATE blocks)
+  --ca FILE          PEM CA certificate or bundle (required; only CERTIFICATE blocks):
+                     read as client-go reads it (certutil.ParseCertsPEM), the
+                     first certificate must be a CA; embedded re-encoded, so
+                     exactly what Go loads from the file
   --token T          a signing token, repeatable
   --secrets FILE     bootstrap-token Secret manifests (files, dirs or -), repeatable
   -o, --output FMT   yaml (default) or json
@@ -93,13 +97,13 @@ Examples:
   joinkit token create -o yaml > tokens.yaml
   joinkit cluster-info create --server https://10.0.0.1:6443 --ca pki/ca.crt --secrets tokens.yaml
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
     const server = parseServerUrl(requireString(ctx.flags, "server"));
     const given = tokensFromFlags(ctx);
     const caInput = readInput(requireString(ctx.flags, "ca"));
-    const ca = caBundle(caInput.text, caInput.name);
+    const ca = await readClusterCa(caInput.bytes, caInput.name);
     const kubeconfig = kubeconfigYaml(clusterInfoKubeconfig(server.url, ca.pem));
     const tokens = addTokensFromSecrets(ctx, given);
     const signed = signClusterInfoData({ [KUBECONFIG_KEY]: kubeconfig }, tokens);

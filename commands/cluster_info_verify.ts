@@ -53,11 +53,19 @@ Same checks, same order, same error texts as kubeadm:
      has expired…") and verifies: detached HS256 JWS keyed with the token
      secret over data.kubeconfig byte for byte ("failed to verify JWS
      signature…");
-  6. data.kubeconfig parses, and with pins, one CA certificate in it is pinned
+  6. data.kubeconfig loads as client-go's clientcmd.Load loads it ("couldn't
+     parse the kubeconfig file…": duplicate names, bad base64, wrong types);
+  7. a cluster is chosen as kubeadm's GetClusterFromKubeConfig chooses it: the
+     unnamed cluster "", else the current context's cluster ("malformed
+     kubeconfig in the cluster-info ConfigMap…");
+  8. with pins, the CA data is read as certutil.ParseCertsPEM reads it
+     ("failed to parse cluster CA…") and one of its certificates is pinned
      ("cluster CA found in cluster-info ConfigMap is invalid: none of the
-     public keys … are pinned").
+     public keys … are pinned"). With several clusters, every cluster's CA
+     must pass: kubeadm checks whichever its map loop visits last.
 On success prints the TLS-bootstrap kubeconfig kubeadm would write
-(bootstrap-kubelet.conf): server and CA from cluster-info, cluster
+(bootstrap-kubelet.conf): server and CA bytes of the chosen cluster (the
+whole CA bundle: a pin on one certificate trusts all of them, as in Go), cluster
 "kubernetes", user "tls-bootstrap-token-user", the token. On any failure of
 the check (including a FILE that holds no cluster-info ConfigMap) exits 3;
 the token secret never appears in a message. FILE may be a whole

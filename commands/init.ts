@@ -9,15 +9,11 @@
 import { selectSigningTokens, signClusterInfoData } from "../lib/bootstrap_signer.ts";
 import { parseTtlFlag, tokenToSecret, withDefaults } from "../lib/bootstrap_token.ts";
 import { clusterInfoConfigMap, findClusterInfo, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
+import { readClusterCa } from "../lib/certsource.ts";
 import { verifyClusterInfo } from "../lib/discovery.ts";
 import { CheckError, UsageError } from "../lib/errors.ts";
 import { joinCommand } from "../lib/join_command.ts";
-import {
-  caBundle,
-  clusterInfoKubeconfig,
-  kubeconfigYaml,
-  tokenKubeconfig,
-} from "../lib/kubeconfig.ts";
+import { clusterInfoKubeconfig, kubeconfigYaml, tokenKubeconfig } from "../lib/kubeconfig.ts";
 import { type KubeObject, parseManifests, renderObjects } from "../lib/manifest.ts";
 import { caCertHash } from "../lib/pin.ts";
 import { clusterInfoRbac, nodeBootstrapRbac } from "../lib/rbac.ts";
@@ -73,7 +69,9 @@ Usage:
 
 Flags:
   --server URL         API server URL, https://HOST:PORT (required)
-  --ca FILE            PEM CA certificate or bundle (required)
+  --ca FILE            PEM CA certificate or bundle (required): read as client-go
+                       reads it (certutil.ParseCertsPEM); the first certificate
+                       must be a CA; no other PEM block (e.g. a key) allowed
   --token T            bootstrap token, repeatable (default: one generated)
   --ttl DURATION       token lifetime, Go syntax (default 24h; 0 = never expires)
   --description TEXT   token description
@@ -88,7 +86,7 @@ Examples:
   joinkit init --server https://10.0.0.1:6443 --ca /etc/kubernetes/pki/ca.crt | kubectl apply -f -
   joinkit init --server https://cp.example:6443 --ca pki/ca.crt --out-dir bootstrap/
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     // Progress lines are held back until the run succeeds, so a failure is one error line.
     const progress: string[] = [];
@@ -113,7 +111,8 @@ Examples:
     }
     if (tokens.length === 0) tokens.push(newBootstrapTokenString(generateToken()));
     const caInput = readInput(caFile);
-    const ca = caBundle(caInput.text, caInput.name);
+    // Embedded re-encoded: exactly the certificates Go loads from the file.
+    const ca = await readClusterCa(caInput.bytes, caInput.name);
     const first = tokens[0]!;
     const firstToken = `${first.id}.${first.secret}`;
 

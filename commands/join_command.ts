@@ -1,11 +1,11 @@
 /**
  * `joinkit join-command`: the line `kubeadm token create --print-join-command`
- * prints. Loads neither YAML nor @peculiar/x509.
+ * prints. Loads no YAML; the X.509 parser only once the CA file is read.
  *
  * @module
  */
 
-import { certificatesFromPem } from "../lib/certsource.ts";
+import { loadClusterCa } from "../lib/certsource.ts";
 import { joinCommand } from "../lib/join_command.ts";
 import { caCertHash } from "../lib/pin.ts";
 import { parseJoinEndpoint } from "../lib/server_url.ts";
@@ -28,6 +28,9 @@ export const command: Command = {
 One line: kubeadm join HOST:PORT --token T, then one
 --discovery-token-ca-cert-hash sha256:<hex> per certificate in the CA bundle
 (in file order), each followed by a space as kubeadm's template leaves it.
+The bundle is read as client-go reads it (certutil.ParseCertsPEM): blocks Go
+skips are not pinned, a bundle Go cannot load is refused, and so is a first
+certificate that is not a CA.
 With --control-plane (implied by --certificate-key) it adds --control-plane
 and --certificate-key KEY. The token is printed: this is the command a node
 runs.
@@ -47,13 +50,13 @@ ${EXIT_CODES}
 Examples:
   joinkit join-command --server 10.0.0.1:6443 --token abcdef.0123456789abcdef --ca pki/ca.crt
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     const server = parseJoinEndpoint(requireString(ctx.flags, "server"));
     const token = requireString(ctx.flags, "token");
     parseToken(token);
     const ca = readInput(requireString(ctx.flags, "ca"));
-    const hashes = certificatesFromPem(ca.text, ca.name).map(caCertHash);
+    const hashes = (await loadClusterCa(ca.bytes, ca.name)).map((c) => caCertHash(c.der));
     const key = flagString(ctx.flags, "certificate-key");
     ctx.stdout(joinCommand({
       hostPort: server.hostPort,

@@ -4,11 +4,11 @@
  * @module
  */
 
+import { readClusterCa } from "../lib/certsource.ts";
 import { findClusterInfo } from "../lib/cluster_info.ts";
-import { verifyClusterInfo } from "../lib/discovery.ts";
-import { UsageError } from "../lib/errors.ts";
+import { validateDiscoveryFlags, verifyClusterInfo } from "../lib/discovery.ts";
+import { CheckError, UsageError } from "../lib/errors.ts";
 import {
-  caBundle,
   DEFAULT_CLUSTER_NAME,
   kubeconfigYaml,
   TLS_BOOTSTRAP_USER,
@@ -18,7 +18,8 @@ import { parseManifests } from "../lib/manifest.ts";
 import { parseServerUrl } from "../lib/server_url.ts";
 import { parseToken } from "../lib/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagBool, flagList, flagString, requireString } from "./_flags.ts";
+import { pinFlags, unsafeFlag } from "./cluster_info_verify.ts";
+import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";
 import { readInput, writeFilesAtomic } from "./_io.ts";
 
 export const command: Command = {
@@ -31,6 +32,9 @@ export const command: Command = {
     user: { type: "string" },
     "cluster-info": { type: "string" },
     "ca-cert-hash": { type: "string", multiple: true },
+    "discovery-token-ca-cert-hash": { type: "string", multiple: true },
+    "unsafe-skip-ca-verification": { type: "boolean" },
+    "discovery-token-unsafe-skip-ca-verification": { type: "boolean" },
     out: { type: "string" },
     force: { type: "boolean" },
   },
@@ -44,20 +48,23 @@ What kubeadm join writes (CreateWithToken): one cluster (default
   kubectl config set-credentials USER --token T
   kubectl config set-context USER@CLUSTER --cluster CLUSTER --user USER
   kubectl config use-context USER@CLUSTER
-write for the same inputs (the CA file is embedded as is; a file holding any
-PEM block other than certificates is refused).
+write for the same inputs. The CA file is embedded as is, after it is read as
+client-go reads it (certutil.ParseCertsPEM): a bundle Go cannot load, a first
+certificate that is not a CA ("ca certificate is not a certificate
+authority", as kubeadm) and a file holding any PEM block other than
+certificates are refused.
 
 With --cluster-info FILE instead of --server/--ca, both are taken from a
-cluster-info ConfigMap, as kubeadm join does, after verifying it as
-'cluster-info verify' does: the token's jws-kubeconfig-<id> signature must
-verify over data.kubeconfig, and each --ca-cert-hash given must pin the CA in
-it. Without --ca-cert-hash this is the trust of kubeadm's
---discovery-token-unsafe-skip-ca-verification: anyone who knows the token
-could have signed it.
+cluster-info ConfigMap exactly as 'cluster-info verify' (kubeadm join's token
+discovery) takes them: the token's jws-kubeconfig-<id> signature must verify
+over data.kubeconfig, the cluster is the one kubeadm chooses, and its CA must
+hold a key pinned by --ca-cert-hash. Without a pin this is refused unless
+--unsafe-skip-ca-verification is given: anyone who knows the token could
+have signed the file.
 
 Usage:
   joinkit kubeconfig bootstrap --server https://HOST:PORT --ca CA.crt --token T [flags]
-  joinkit kubeconfig bootstrap --cluster-info FILE --token T [--ca-cert-hash H]... [flags]
+  joinkit kubeconfig bootstrap --cluster-info FILE --token T --ca-cert-hash H... [flags]
 
 Flags:
   --server URL          API server URL, https://HOST:PORT
@@ -66,7 +73,11 @@ Flags:
   --cluster-name NAME   cluster name (default ${DEFAULT_CLUSTER_NAME})
   --user NAME           user name (default ${TLS_BOOTSTRAP_USER})
   --cluster-info FILE   take server and CA from this verified cluster-info
-  --ca-cert-hash H      with --cluster-info: CA pin to check, repeatable
+  --ca-cert-hash H      with --cluster-info: sha256:<hex> CA pin, repeatable or
+                        comma-separated (also --discovery-token-ca-cert-hash)
+  --unsafe-skip-ca-verification
+                        with --cluster-info: accept without pins (also
+                        --discovery-token-unsafe-skip-ca-verification)
   --out FILE            write here (mode 0600, atomically) instead of stdout
   --force               overwrite --out if it exists
 
@@ -77,7 +88,7 @@ Examples:
     --token abcdef.0123456789abcdef --out /etc/kubernetes/bootstrap-kubelet.conf
   joinkit kubeconfig bootstrap --cluster-info ci.yaml --token "$TOKEN" --ca-cert-hash "$HASH"
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     const token = requireString(ctx.flags, "token");
     parseToken(token);
@@ -88,20 +99,24 @@ Examples:
     const clusterInfoFile = flagString(ctx.flags, "cluster-info");
     let server: string;
     let caData: Uint8Array;
+    const pins = pinFlags(ctx);
+    const unsafe = unsafeFlag(ctx);
     if (clusterInfoFile !== undefined) {
       if (
         flagString(ctx.flags, "server") !== undefined || flagString(ctx.flags, "ca") !== undefined
       ) {
         throw new UsageError("--cluster-info replaces --server and --ca: give one or the other");
       }
+      // kubeadm validates its flags before it contacts anything.
+      const invalid = validateDiscoveryFlags(token, pins, unsafe);
+      if (invalid !== undefined) throw new CheckError(invalid);
       const input = readInput(clusterInfoFile);
       const info = findClusterInfo(parseManifests(input.text, input.name), input.name);
-      const pins = flagList(ctx.flags, "ca-cert-hash", true);
       const result = verifyClusterInfo({
         data: info.data,
         token,
         caCertHashes: pins,
-        unsafeSkipCAVerification: true,
+        unsafeSkipCAVerification: unsafe,
       });
       server = result.cluster.server;
       caData = result.cluster.caData;
@@ -109,16 +124,17 @@ Examples:
         `[discovery] cluster-info signature for token ID ${
           JSON.stringify(result.tokenId)
         } is valid; ${
-          pins.length ? "CA pinned" : "CA NOT pinned (no --ca-cert-hash)"
+          result.pinnedIndex >= 0
+            ? `CA certificate ${result.pinnedIndex + 1} is pinned`
+            : "CA NOT pinned (unsafe)"
         }; API server ${JSON.stringify(server)}`,
       );
     } else {
-      if (flagList(ctx.flags, "ca-cert-hash").length) {
-        throw new UsageError("--ca-cert-hash goes with --cluster-info");
-      }
+      if (pins.length) throw new UsageError("--ca-cert-hash goes with --cluster-info");
+      if (unsafe) throw new UsageError("--unsafe-skip-ca-verification goes with --cluster-info");
       server = parseServerUrl(requireString(ctx.flags, "server")).url;
       const ca = readInput(requireString(ctx.flags, "ca"));
-      caBundle(ca.text, ca.name); // at least one certificate, nothing else
+      await readClusterCa(ca.bytes, ca.name); // Go loads it, a CA first, nothing but certificates
       caData = ca.bytes;
     }
     const yaml = kubeconfigYaml(tokenKubeconfig({ server, caData, token, clusterName, user }));

@@ -1,18 +1,25 @@
 /**
- * Finds the certificates in an input, whatever shape it comes in: a PEM
- * certificate or bundle, a DER certificate, a kubeconfig (its clusters'
- * `certificate-authority-data`) or a `cluster-info` ConfigMap (its
- * `data.kubeconfig`). PEM and DER never load the YAML parser: it is imported
- * lazily, only for kubeconfigs and ConfigMaps.
+ * Certificates as client-go loads them, and the inputs joinkit reads them
+ * from: a PEM certificate or bundle, a DER certificate, a kubeconfig (the
+ * `certificate-authority-data` of the cluster kubeadm would use) or a
+ * `cluster-info` ConfigMap (its `data.kubeconfig`).
+ *
+ * PEM is read as `certutil.ParseCertsPEM` reads it (c-g `util/cert/pem.go`),
+ * so what joinkit pins or embeds is exactly the set Go would load. The X.509
+ * parser (`cert_info.ts`) and the YAML reader are imported lazily: this
+ * module stays light for `ca hash` and `join-command`'s start-up.
  *
  * @module
  */
 
 import { Buffer } from "node:buffer";
-import { decodeGoBase64 } from "./base64.ts";
-import { decodePem, looksLikePem } from "./pem.ts";
+import type { Cert } from "./cert_info.ts";
 import { certificateParts } from "./der.ts";
 import { InputError } from "./errors.ts";
+import { decodePem, encodePem, looksLikePem } from "./pem.ts";
+
+/** `ParseCertsPEM`'s error when no certificate was found (Ed25519 ones count too). */
+export const NO_CERTIFICATES = "data does not contain any valid RSA or ECDSA certificates";
 
 /** One input to read certificates from. */
 export interface CertInput {
@@ -26,32 +33,163 @@ export interface CertInput {
 
 /** Options for {@link extractCertificates}. */
 export interface ExtractOptions {
-  /** Also take kubeconfig users' `client-certificate-data` (after the CAs). */
+  /**
+   * Inspect everything: every cluster's `certificate-authority-data`, then
+   * every user's `client-certificate-data`. Without it a kubeconfig gives the
+   * CA of the cluster kubeadm chooses (`GetClusterFromKubeConfig`).
+   */
   includeClient?: boolean;
 }
 
-/** Checks a DER certificate's structure; returns it. */
-function checkCert(der: Uint8Array, where: string): Uint8Array {
-  try {
-    certificateParts(der);
-  } catch (e) {
-    throw new InputError(`${where}: invalid certificate: ${(e as Error).message}`);
-  }
-  return der;
+/** Bytes as the Latin-1 string `pem.Decode` can walk byte for byte. */
+function pemText(data: string | Uint8Array): string {
+  return typeof data === "string" ? data : Buffer.from(data).toString("latin1");
+}
+
+/** Why {@link parseCertsPem} found nothing: the PEM block types it saw, for the message. */
+function foundTypes(text: string): string {
+  const types = [...new Set(decodePem(text).map((b) => b.type))];
+  return types.length ? ` (found ${types.join(", ")})` : "";
 }
 
 /**
- * The certificates in a PEM text, in order; other block types are ignored.
- * Throws `<source>: no certificate found (found <types>)` when there is none.
+ * client-go's `certutil.ParseCertsPEM`: every PEM block (Go's `pem.Decode`:
+ * a malformed block is not there at all) whose type is exactly `CERTIFICATE`
+ * and that has no headers is parsed with `parse` (Go's
+ * `x509.ParseCertificate`); other blocks are skipped. The first certificate
+ * that does not parse fails the whole bundle with the parser's error; no
+ * certificate at all fails with {@link NO_CERTIFICATES}. Errors are
+ * `InputError`s carrying Go's text only (callers add where it came from).
+ *
+ * The parser is a parameter so that this module never loads the X.509
+ * library eagerly; {@link loadCertsPem} supplies `cert_info.ts`'s.
+ *
+ * @example
+ * ```ts
+ * import { parseCertificate } from "./cert_info.ts";
+ * parseCertsPem(pemText, parseCertificate).length; // 2 for a two-certificate bundle
+ * ```
+ */
+export function parseCertsPem<T>(
+  data: string | Uint8Array,
+  parse: (der: Uint8Array) => T,
+): T[] {
+  const certs: T[] = [];
+  for (const block of decodePem(pemText(data))) {
+    if (block.type !== "CERTIFICATE" || Object.keys(block.headers).length > 0) continue;
+    try {
+      certs.push(parse(block.der));
+    } catch (e) {
+      throw new InputError(e instanceof Error ? e.message : String(e));
+    }
+  }
+  if (certs.length === 0) throw new InputError(NO_CERTIFICATES);
+  return certs;
+}
+
+/**
+ * {@link parseCertsPem} with `cert_info.ts`'s parser, loaded on first use;
+ * errors name `source`: `ca.crt: x509: malformed certificate`, or
+ * `ca.crt: no certificate found (found EC PRIVATE KEY): data does not contain …`.
+ *
+ * @example
+ * ```ts
+ * const certs = await loadCertsPem(text, "ca.crt");
+ * ```
+ */
+export async function loadCertsPem(data: string | Uint8Array, source: string): Promise<Cert[]> {
+  const { parseCertificate } = await import("./cert_info.ts");
+  return certsPemFrom(data, source, parseCertificate);
+}
+
+/** {@link parseCertsPem} with one-line errors naming `source`. */
+export function certsPemFrom<T>(
+  data: string | Uint8Array,
+  source: string,
+  parse: (der: Uint8Array) => T,
+): T[] {
+  try {
+    return parseCertsPem(data, parse);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    if (e.message === NO_CERTIFICATES) {
+      throw new InputError(
+        `${source}: no certificate found${foundTypes(pemText(data))}: ${NO_CERTIFICATES}`,
+      );
+    }
+    throw new InputError(`${source}: ${e.message}`);
+  }
+}
+
+/** kubeadm's text for a cluster CA that is not a CA (`certs` phase, base name `ca`). */
+export const NOT_A_CA = "ca certificate is not a certificate authority";
+
+/** A cluster CA bundle read from a `--ca` file. */
+export interface ClusterCa {
+  /** The certificates Go loads from the file, in order. */
+  certs: Cert[];
+  /** Their DER. */
+  ders: Uint8Array[];
+  /** Exactly those certificates re-encoded as PEM (nothing Go skipped). */
+  pem: Uint8Array;
+}
+
+/**
+ * Reads a `--ca` file given as the cluster CA: the certificates Go's
+ * `ParseCertsPEM` loads (a bundle Go cannot load is refused, naming
+ * `source`), the first of which must be a CA, as kubeadm requires of
+ * `ca.crt` (`<base name> certificate is not a certificate authority`; kubeadm
+ * loads a bundle and checks its first certificate).
+ *
+ * @example
+ * ```ts
+ * const certs = await loadClusterCa(fs.readFileSync("ca.crt"), "ca.crt");
+ * ```
+ */
+export async function loadClusterCa(data: string | Uint8Array, source: string): Promise<Cert[]> {
+  const { isCa } = await import("./cert_info.ts");
+  const certs = await loadCertsPem(data, source);
+  if (!isCa(certs[0]!)) throw new InputError(`${source}: ${NOT_A_CA}`);
+  return certs;
+}
+
+/**
+ * {@link loadClusterCa} for a CA that will be embedded in a kubeconfig: any
+ * PEM block other than certificates (e.g. a private key pasted into the
+ * file) is refused too, so it can never end up there.
+ *
+ * @example
+ * ```ts
+ * const ca = await readClusterCa(fs.readFileSync("ca.crt"), "ca.crt");
+ * ```
+ */
+export async function readClusterCa(data: string | Uint8Array, source: string): Promise<ClusterCa> {
+  const certs = await loadClusterCa(data, source);
+  const other = decodePem(pemText(data)).find((b) => b.type !== "CERTIFICATE");
+  if (other) {
+    throw new InputError(
+      `${source}: holds a ${other.type} block besides the certificates; refusing to embed it`,
+    );
+  }
+  const ders = certs.map((c) => c.der);
+  const pem = ders.map((der) => encodePem("CERTIFICATE", der)).join("");
+  return { certs, ders, pem: new Uint8Array(Buffer.from(pem, "utf8")) };
+}
+
+/**
+ * The DER certificates of a PEM text, with `ParseCertsPEM`'s block rules
+ * but only a structural check of each certificate (no X.509 library): for
+ * callers that need the bytes, not Go's full verdict.
  */
 export function certificatesFromPem(text: string, source: string): Uint8Array[] {
-  const blocks = decodePem(text, source);
-  const certs = blocks.filter((b) => b.type === "CERTIFICATE");
-  if (certs.length === 0) {
-    const found = [...new Set(blocks.map((b) => b.type))].join(", ");
-    throw new InputError(`${source}: no certificate found${found ? ` (found ${found})` : ""}`);
-  }
-  return certs.map((b, i) => checkCert(b.der, certs.length > 1 ? `${source}[${i}]` : source));
+  return certsPemFrom(text, source, (der) => {
+    try {
+      certificateParts(der);
+    } catch (e) {
+      throw new InputError(`invalid certificate: ${(e as Error).message}`);
+    }
+    return der;
+  });
 }
 
 function isBinary(bytes: Uint8Array): boolean {
@@ -63,13 +201,6 @@ function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-function decodeBase64Field(value: unknown, where: string): string {
-  if (typeof value !== "string") throw new InputError(`${where}: not a base64 string`);
-  const bytes = decodeGoBase64(value.replace(/\s+/g, ""));
-  if (bytes === undefined) throw new InputError(`${where}: invalid base64`);
-  return Buffer.from(bytes).toString("utf8");
-}
-
 // Not manifest.ts's isObject: that module loads YAML, which PEM and DER input must not.
 function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v)
@@ -77,85 +208,91 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-/** Certificates from a parsed kubeconfig object. */
-function fromKubeconfig(
-  obj: Record<string, unknown>,
+/** Certificates from a kubeconfig's text (`source` names it in messages). */
+async function fromKubeconfig(
+  text: string,
   source: string,
   opts: ExtractOptions,
-): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  const clusters = Array.isArray(obj.clusters) ? obj.clusters : [];
-  const fileRefs: string[] = [];
-  for (const entry of clusters) {
-    const e = asRecord(entry);
-    const cluster = asRecord(e?.cluster);
-    const name = typeof e?.name === "string" ? e.name : "";
-    const where = `${source}: cluster ${JSON.stringify(name)} certificate-authority-data`;
-    if (cluster?.["certificate-authority-data"] !== undefined) {
-      out.push(...certificatesFromPem(
-        decodeBase64Field(cluster["certificate-authority-data"], where),
-        where,
-      ));
-    } else if (typeof cluster?.["certificate-authority"] === "string") {
-      fileRefs.push(cluster["certificate-authority"]);
-    }
-  }
+): Promise<Cert[]> {
+  const { parseKubeconfig, getClusterFromKubeConfig } = await import("./kubeconfig_read.ts");
+  const config = parseKubeconfig(text, source);
   if (opts.includeClient) {
-    for (const entry of Array.isArray(obj.users) ? obj.users : []) {
-      const e = asRecord(entry);
-      const user = asRecord(e?.user);
-      const name = typeof e?.name === "string" ? e.name : "";
-      const where = `${source}: user ${JSON.stringify(name)} client-certificate-data`;
-      if (user?.["client-certificate-data"] !== undefined) {
-        out.push(...certificatesFromPem(
-          decodeBase64Field(user["client-certificate-data"], where),
-          where,
-        ));
-      }
+    const out: Cert[] = [];
+    for (const c of config.clusters) {
+      if (c.caData.length === 0) continue;
+      const where = `${source}: cluster ${JSON.stringify(c.name)} certificate-authority-data`;
+      out.push(...await loadCertsPem(c.caData, where));
     }
+    for (const u of config.users) {
+      if (u.clientCertData.length === 0) continue;
+      const where = `${source}: user ${JSON.stringify(u.name)} client-certificate-data`;
+      out.push(...await loadCertsPem(u.clientCertData, where));
+    }
+    if (out.length === 0) {
+      throw new InputError(`${source}: kubeconfig has no certificate-authority-data`);
+    }
+    return out;
   }
-  if (out.length === 0) {
+  let chosen;
+  try {
+    chosen = getClusterFromKubeConfig(config);
+  } catch (e) {
+    throw new InputError(`${source}: ${(e as Error).message}`);
+  }
+  const { name, cluster } = chosen;
+  if (cluster.caData.length === 0) {
     throw new InputError(
-      fileRefs.length
+      cluster.caFile
         ? `${source}: kubeconfig refers to certificate-authority file ${
-          JSON.stringify(fileRefs[0])
+          JSON.stringify(cluster.caFile)
         }; pass that file instead`
         : `${source}: kubeconfig has no certificate-authority-data`,
     );
   }
-  return out;
+  return await loadCertsPem(
+    cluster.caData,
+    `${source}: cluster ${JSON.stringify(name)} certificate-authority-data`,
+  );
 }
 
 /**
- * The DER certificates in an input, in order:
- * - PEM: every `CERTIFICATE` block (others ignored; none → error naming what was found);
+ * The DER certificates in an input, in order, parsed by Go's rules:
+ * - PEM: `ParseCertsPEM` (see {@link parseCertsPem});
  * - DER: one certificate;
- * - kubeconfig (`kind: Config`): each cluster's `certificate-authority-data`,
- *   plus users' `client-certificate-data` with `includeClient`;
+ * - kubeconfig (`kind: Config`): loaded as `clientcmd.Load` does; the CA data
+ *   of the cluster kubeadm chooses (`GetClusterFromKubeConfig`), as
+ *   `kubeadm token create --print-join-command` reads admin.conf; with
+ *   `includeClient`, every cluster's CA and every user's client certificate;
  * - ConfigMap (e.g. `cluster-info`): the kubeconfig in `data.kubeconfig`.
  *
  * Errors are one line naming `input.name`.
  *
  * @example
  * ```ts
- * const ders = await extractCertificates({ name: "ca.crt", text, bytes });
+ * const certs = await extractCertificates({ name: "ca.crt", text, bytes });
  * ```
  */
 export async function extractCertificates(
   input: CertInput,
   opts: ExtractOptions = {},
 ): Promise<Uint8Array[]> {
+  return (await extractCerts(input, opts)).map((c) => c.der);
+}
+
+/** {@link extractCertificates}, the parsed certificates. */
+export async function extractCerts(
+  input: CertInput,
+  opts: ExtractOptions = {},
+): Promise<Cert[]> {
   const { name, text, bytes } = input;
-  if (looksLikePem(text)) return certificatesFromPem(text, name);
+  if (looksLikePem(text)) return await loadCertsPem(bytes, name);
   if (bytes.length === 0 || text.trim() === "") throw new InputError(`${name}: empty input`);
-  if (bytes[0] === 0x30) {
+  if (bytes[0] === 0x30 && isBinary(bytes)) {
+    const { parseCertificate } = await import("./cert_info.ts");
     try {
-      certificateParts(bytes);
-      return [bytes];
+      return [parseCertificate(bytes)];
     } catch (e) {
-      if (isBinary(bytes)) {
-        throw new InputError(`${name}: invalid DER certificate: ${(e as Error).message}`);
-      }
+      throw new InputError(`${name}: invalid DER certificate: ${(e as Error).message}`);
     }
   }
   if (isBinary(bytes)) {
@@ -170,27 +307,18 @@ export async function extractCertificates(
   } catch {
     objects = [];
   }
-  const out: Uint8Array[] = [];
+  const out: Cert[] = [];
   for (const obj of objects) {
     if (obj.kind === "Config" || (obj.kind === undefined && Array.isArray(obj.clusters))) {
-      out.push(...fromKubeconfig(obj, name, opts));
+      // clientcmd.Load reads the first YAML document; a stream's others are re-serialised.
+      const own = objects.length === 1 ? text : JSON.stringify(obj);
+      out.push(...await fromKubeconfig(own, name, opts));
     } else if (obj.kind === "ConfigMap") {
       const inner = asRecord(obj.data)?.kubeconfig;
       if (typeof inner !== "string") {
         throw new InputError(`${name}: ConfigMap has no data.kubeconfig`);
       }
-      const where = `${name}: data.kubeconfig`;
-      let parsed: Record<string, unknown>[];
-      try {
-        parsed = parseManifests(inner, where) as Record<string, unknown>[];
-      } catch {
-        throw new InputError(`${where}: not a kubeconfig`);
-      }
-      const kc = parsed[0];
-      if (kc === undefined || !Array.isArray(kc.clusters)) {
-        throw new InputError(`${where}: not a kubeconfig`);
-      }
-      out.push(...fromKubeconfig(kc, where, opts));
+      out.push(...await fromKubeconfig(inner, `${name}: data.kubeconfig`, opts));
     }
   }
   if (out.length === 0) {

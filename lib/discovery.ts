@@ -12,14 +12,16 @@ import { aggregateErrors } from "./bootstrap_token.ts";
 import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
 import { CheckError, JoinkitError } from "./errors.ts";
 import { detachedTokenIsValid } from "./jws.ts";
+import { type Cert, parseCertificate } from "./cert_info.ts";
+import { parseCertsPem } from "./certsource.ts";
+import { type KubeconfigObject, tokenKubeconfig } from "./kubeconfig.ts";
 import {
-  clusterOf,
+  type ChosenCluster,
+  getClusterFromKubeConfig,
   type KubeconfigCluster,
-  type KubeconfigObject,
-  parseKubeconfig,
-  tokenKubeconfig,
-} from "./kubeconfig.ts";
-import { decodePem } from "./pem.ts";
+  loadKubeconfig,
+  type ParsedKubeconfig,
+} from "./kubeconfig_read.ts";
 import { PinSet } from "./pin.ts";
 import { TOKEN_PATTERN } from "./token.ts";
 
@@ -41,9 +43,17 @@ export interface DiscoveryResult {
   tokenId: string;
   /** The verified `data.kubeconfig` string. */
   kubeconfig: string;
-  /** The cluster read from it (server and CA). */
+  /** Name of the cluster chosen as `GetClusterFromKubeConfig` does ("" for the unnamed one). */
+  clusterName: string;
+  /** That cluster (server and raw CA data). */
   cluster: KubeconfigCluster;
-  /** Index of the pinned CA certificate in the bundle, or -1 without pins. */
+  /**
+   * Its CA data as `ParseCertsPEM` loads it: the certificates pin-checked and
+   * embedded in {@link bootstrapKubeconfig}. Empty without pins (kubeadm
+   * then never parses the CA).
+   */
+  caCerts: Cert[];
+  /** Index in {@link caCerts} of the first pinned certificate, or -1 without pins. */
   pinnedIndex: number;
   /** The TLS-bootstrap kubeconfig `discovery.For` builds from it. */
   bootstrapKubeconfig: KubeconfigObject;
@@ -78,9 +88,11 @@ export function validateDiscoveryFlags(
  * Runs token discovery over a cluster-info's `data`, in kubeadm's order:
  * flag validation; pins parsed; JWS key for the token ID present
  * (`getClusterInfo`); `kubeconfig` key present; signature non-empty and
- * valid; kubeconfig parses; CA pinned (unless no pins and unsafe); a usable
- * cluster. Returns the TLS-bootstrap kubeconfig built from the server and
- * CA in cluster-info.
+ * valid; kubeconfig loads (`clientcmd.Load`); a cluster is chosen
+ * (`GetClusterFromKubeConfig`); with pins, the CA of every cluster parses
+ * (`ParseCertsPEM`) and holds a pinned key (`CheckAny`). Returns the
+ * TLS-bootstrap kubeconfig built from the chosen cluster's server and CA
+ * bytes.
  *
  * @example
  * ```ts
@@ -135,53 +147,68 @@ export function verifyClusterInfo(opts: DiscoveryOptions): DiscoveryResult {
     );
   }
 
-  let parsed;
+  let parsed: ParsedKubeconfig;
   try {
-    parsed = parseKubeconfig(kubeconfig, "kubeconfig");
+    parsed = loadKubeconfig(kubeconfig);
   } catch (e) {
-    const why = e instanceof JoinkitError ? e.message.replace(/^kubeconfig: /, "") : String(e);
-    throw fail(`couldn't parse the kubeconfig file in the cluster-info ConfigMap: ${why}`);
+    if (!(e instanceof JoinkitError)) throw e;
+    throw fail(`couldn't parse the kubeconfig file in the cluster-info ConfigMap: ${e.message}`);
+  }
+  let chosen: ChosenCluster;
+  try {
+    chosen = getClusterFromKubeConfig(parsed);
+  } catch (e) {
+    if (!(e instanceof JoinkitError)) throw e;
+    throw fail(`malformed kubeconfig in the cluster-info ConfigMap: ${e.message}`);
   }
 
+  // validateClusterCA. kubeadm pin-checks the CA of "the last cluster of the
+  // map loop": with several clusters Go's map order makes that any of them,
+  // and not necessarily the one chosen above, whose server and CA the node
+  // then uses. joinkit checks the chosen cluster first, then every other
+  // cluster: it accepts only what kubeadm accepts whichever cluster its loop
+  // lands on, and what it outputs (the chosen cluster) is always pinned.
+  let caCerts: Cert[] = [];
   let pinnedIndex = -1;
   if (!pins.isEmpty()) {
-    // validateClusterCA: the CA data of the last cluster in the (one-entry) map.
-    const last = parsed.clusters[parsed.clusters.length - 1];
-    const ders = certificateDers(last?.caData ?? new Uint8Array());
-    if (ders.length === 0) {
-      throw fail(
-        "failed to parse cluster CA from the cluster-info ConfigMap: data does not contain any valid RSA or ECDSA certificates",
-      );
-    }
-    try {
-      pinnedIndex = pins.checkAny(ders);
-    } catch (e) {
-      throw fail(`cluster CA found in cluster-info ConfigMap is invalid: ${(e as Error).message}`);
+    const others = parsed.clusters.filter((c) => c !== chosen.cluster);
+    for (const cluster of [chosen.cluster, ...others]) {
+      let certs: Cert[];
+      try {
+        certs = parseCertsPem(cluster.caData, parseCertificate);
+      } catch (e) {
+        if (!(e instanceof JoinkitError)) throw e;
+        throw fail(`failed to parse cluster CA from the cluster-info ConfigMap: ${e.message}`);
+      }
+      let index: number;
+      try {
+        index = pins.checkAny(certs.map((c) => c.der));
+      } catch (e) {
+        if (!(e instanceof JoinkitError)) throw e;
+        throw fail(`cluster CA found in cluster-info ConfigMap is invalid: ${e.message}`);
+      }
+      if (cluster === chosen.cluster) {
+        caCerts = certs;
+        pinnedIndex = index;
+      }
     }
   }
 
-  const cluster = clusterOf(parsed);
-  if (!cluster) throw fail("malformed kubeconfig in the cluster-info ConfigMap");
+  const cluster = chosen.cluster;
   return {
     tokenId: id,
     kubeconfig,
+    clusterName: chosen.name,
     cluster,
+    caCerts,
     pinnedIndex,
+    // discovery.For: CreateWithToken(server, "kubernetes", user, CA data, token) from the
+    // chosen cluster. The CA bytes are the ones pin-checked above, whole: Go trusts every
+    // certificate of the bundle once one of them is pinned.
     bootstrapKubeconfig: tokenKubeconfig({
       server: cluster.server,
       caData: cluster.caData,
       token: opts.token,
     }),
   };
-}
-
-function certificateDers(caData: Uint8Array): Uint8Array[] {
-  try {
-    const text = new TextDecoder().decode(caData);
-    return decodePem(text, "certificate-authority-data")
-      .filter((b) => b.type === "CERTIFICATE")
-      .map((b) => b.der);
-  } catch {
-    return [];
-  }
 }

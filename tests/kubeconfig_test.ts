@@ -11,6 +11,13 @@ import {
   parseKubeconfig,
   tokenKubeconfig,
 } from "../lib/kubeconfig.ts";
+import {
+  getClusterFromKubeConfig,
+  KubeconfigLoadError,
+  loadKubeconfig,
+  type ParsedKubeconfig,
+} from "../lib/kubeconfig_read.ts";
+import { InputError } from "../lib/errors.ts";
 import { repoPath, runCli, tempDir } from "./_cli.ts";
 
 const CA = repoPath("examples/demo/ca.crt");
@@ -156,9 +163,18 @@ Deno.test("parseKubeconfig() and clusterOf() read the current context's cluster"
   assert.equal(c.name, "somecluster");
   assert.equal(c.server, "https://127.0.0.1");
   assert.deepEqual(c.caData, new Uint8Array(fs.readFileSync(UPSTREAM_CA)));
-  assert.throws(() => parseKubeconfig("clusters: [", "kc"), /kc: not YAML or JSON/);
-  assert.throws(() => parseKubeconfig("- a\n", "kc"), /kc: not a kubeconfig/);
-  assert.throws(() => parseKubeconfig("kind: Pod\n", "kc"), /kc: not a kubeconfig \(kind "Pod"\)/);
+  assert.throws(
+    () => parseKubeconfig("clusters: [", "kc"),
+    /^InputError: kc: error converting YAML to JSON: yaml: /,
+  );
+  assert.throws(
+    () => parseKubeconfig("- a\n", "kc"),
+    /^InputError: kc: couldn't get version\/kind; json parse error: json: cannot unmarshal array/,
+  );
+  assert.throws(
+    () => parseKubeconfig("kind: Pod\n", "kc"),
+    /^InputError: kc: no kind "Pod" is registered for version "v1" in scheme/,
+  );
   assert.equal(clusterOf(parseKubeconfig("kind: Config\n", "kc")), undefined);
 });
 
@@ -356,9 +372,13 @@ Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a ve
     ]);
     assert.equal(pinned.code, 0, pinned.stderr);
     assert.equal(pinned.stdout, want.stdout);
-    assert.match(pinned.stderr, /signature for token ID "abcdef" is valid; CA pinned/);
+    assert.match(
+      pinned.stderr,
+      /signature for token ID "abcdef" is valid; CA certificate 1 is pinned/,
+    );
 
-    const unpinned = await runCli([
+    // No pin: refused as kubeadm join refuses it, unless explicitly unsafe.
+    const noPin = await runCli([
       "kubeconfig",
       "bootstrap",
       "--cluster-info",
@@ -366,9 +386,43 @@ Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a ve
       "--token",
       token,
     ]);
-    assert.equal(unpinned.code, 0);
-    assert.equal(unpinned.stdout, want.stdout);
-    assert.match(unpinned.stderr, /CA NOT pinned/);
+    assert.equal(noPin.code, 3, noPin.stderr);
+    assert.equal(noPin.stdout, "");
+    assert.equal(
+      noPin.stderr,
+      `error: discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue\n`,
+    );
+    for (
+      const flag of [
+        "--unsafe-skip-ca-verification",
+        "--discovery-token-unsafe-skip-ca-verification",
+      ]
+    ) {
+      const unpinned = await runCli([
+        "kubeconfig",
+        "bootstrap",
+        "--cluster-info",
+        file,
+        "--token",
+        token,
+        flag,
+      ]);
+      assert.equal(unpinned.code, 0, unpinned.stderr);
+      assert.equal(unpinned.stdout, want.stdout);
+      assert.match(unpinned.stderr, /CA NOT pinned \(unsafe\)/);
+    }
+    const kubeadmSpelling = await runCli([
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      file,
+      "--token",
+      token,
+      "--discovery-token-ca-cert-hash",
+      hash,
+    ]);
+    assert.equal(kubeadmSpelling.code, 0, kubeadmSpelling.stderr);
+    assert.equal(kubeadmSpelling.stdout, want.stdout);
 
     const cases: [string[], number, RegExp][] = [
       [["--token", "abcdef.0123456789abcdee"], 3, /failed to verify JWS signature/],
@@ -390,7 +444,14 @@ Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a ve
       [["--token", token, "--cluster-name", ""], 2, /--cluster-name must not be empty/],
     ];
     for (const [args, code, re] of cases) {
-      const r = await runCli(["kubeconfig", "bootstrap", "--cluster-info", file, ...args]);
+      const r = await runCli([
+        "kubeconfig",
+        "bootstrap",
+        "--cluster-info",
+        file,
+        "--unsafe-skip-ca-verification",
+        ...args,
+      ]);
       assert.equal(r.code, code, args.join(" ") + ": " + r.stderr);
       assert.equal(r.stdout, "");
       assert.match(r.stderr, re);
@@ -400,3 +461,206 @@ Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a ve
     cleanup();
   }
 });
+
+// ---------------------------------------------------------------------------
+// clientcmd.Load and GetClusterFromKubeConfig (go-exact.md §5, vectors 37-38).
+
+const LOAD_OK: [string, string, (k: ParsedKubeconfig) => void][] = [
+  ["empty input is an empty Config", "", (k) => assert.deepEqual(k.clusters, [])],
+  ["a null document is an empty Config", "null\n", (k) => assert.deepEqual(k.clusters, [])],
+  [
+    "unknown fields (api-version) are ignored",
+    "api-version: v1\nkind: Config\nclusters:\n- api-version: v1\n  name: a\n  cluster:\n    server: https://a\n    api-version: x\n",
+    (k) => assert.deepEqual(k.clusters.map((c) => [c.name, c.server]), [["a", "https://a"]]),
+  ],
+  [
+    "field names are case-sensitive (Clusters is unknown)",
+    "Clusters:\n- name: a\n",
+    (k) => assert.deepEqual(k.clusters, []),
+  ],
+  [
+    'an entry without name is the cluster named ""',
+    "clusters:\n- cluster:\n    server: https://x\n",
+    (k) => assert.deepEqual(k.clusters.map((c) => [c.name, c.server]), [["", "https://x"]]),
+  ],
+  [
+    'a null list entry is the cluster named ""',
+    "clusters:\n- null\n",
+    (k) => assert.deepEqual(k.clusters.map((c) => c.name), [""]),
+  ],
+  [
+    "certificate-authority-data: std base64 with newlines ignored",
+    "clusters:\n- name: a\n  cluster:\n    certificate-authority-data: |\n      YWJj\n      ZGVm\n",
+    (k) => assert.equal(Buffer.from(k.clusters[0]!.caData).toString(), "abcdef"),
+  ],
+  [
+    "a repeated YAML key: the last wins (non-strict YAMLToJSON)",
+    "current-context: a\ncurrent-context: b\n",
+    (k) => assert.equal(k.currentContext, "b"),
+  ],
+  [
+    "the same name in different lists is fine",
+    "clusters:\n- name: x\nusers:\n- name: x\ncontexts:\n- name: x\n  context:\n    cluster: x\n",
+    (k) => assert.equal(k.contextClusters.get("x"), "x"),
+  ],
+  [
+    "a timestamp-looking value is a string (go-yaml v2)",
+    "current-context: 2001-12-14\n",
+    (k) => assert.equal(k.currentContext, "2001-12-14"),
+  ],
+  [
+    "apiVersion v1 and kind Config given explicitly",
+    "apiVersion: v1\nkind: Config\n",
+    (k) => assert.equal(k.currentContext, ""),
+  ],
+];
+for (const [what, text, check] of LOAD_OK) {
+  Deno.test(`loadKubeconfig() accepts: ${what}`, () => check(loadKubeconfig(text)));
+}
+
+const dup = (list: string, name: string, extra = "") =>
+  `${list}:\n- name: ${name}\n  api-version: v1${extra}\n- name: ${name}\n  api-version: v1${extra}\n`;
+const LOAD_BAD: [string, string, string][] = [
+  // c-g tools/clientcmd/loader_test.go TestDuplicate*Name (vector 37).
+  [
+    "two clusters named kubeconfig-cluster",
+    dup("clusters", "kubeconfig-cluster"),
+    'error converting *[]NamedCluster into *map[string]*api.Cluster: duplicate name "kubeconfig-cluster" in list',
+  ],
+  [
+    "two users named kubeconfig-user",
+    dup("users", "kubeconfig-user"),
+    'error converting *[]NamedAuthInfo into *map[string]*api.AuthInfo: duplicate name "kubeconfig-user" in list',
+  ],
+  [
+    "two contexts named kubeconfig-context",
+    dup("contexts", "kubeconfig-context"),
+    'error converting *[]NamedContext into *map[string]*api.Context: duplicate name "kubeconfig-context" in list',
+  ],
+  [
+    "two extensions named test-extension",
+    dup("extensions", "test-extension"),
+    'error converting *[]NamedExtension into *map[string]runtime.Object: duplicate name "test-extension" in list',
+  ],
+  [
+    "two extensions of one cluster",
+    "clusters:\n- name: a\n  cluster:\n    extensions:\n    - name: e\n    - name: e\n",
+    'error converting *[]NamedExtension into *map[string]runtime.Object: duplicate name "e" in list',
+  ],
+  [
+    "two unnamed clusters",
+    "clusters:\n- cluster: {server: https://a}\n- cluster: {server: https://b}\n",
+    'error converting *[]NamedCluster into *map[string]*api.Cluster: duplicate name "" in list',
+  ],
+  [
+    "clusters are converted before users (v1.Config field order)",
+    dup("users", "u") + dup("clusters", "c"),
+    'error converting *[]NamedCluster into *map[string]*api.Cluster: duplicate name "c" in list',
+  ],
+  [
+    "bad base64 in certificate-authority-data",
+    "clusters:\n- name: a\n  cluster:\n    certificate-authority-data: 'YW Jj'\n",
+    "illegal base64 data at input byte 2",
+  ],
+  [
+    "unpadded base64",
+    "clusters:\n- name: a\n  cluster:\n    certificate-authority-data: YWJjZA\n",
+    "illegal base64 data at input byte 4",
+  ],
+  [
+    "a number where a name belongs",
+    "users:\n- name: 279979740599990001\n",
+    "json: cannot unmarshal number into Go struct field NamedAuthInfo.users.name of type string",
+  ],
+  [
+    "a number as server",
+    "clusters:\n- name: a\n  cluster:\n    server: 6443\n",
+    "json: cannot unmarshal number into Go struct field Cluster.clusters.cluster.server of type string",
+  ],
+  [
+    "a YAML 1.1 boolean as a name",
+    "contexts:\n- name: yes\n",
+    "json: cannot unmarshal bool into Go struct field NamedContext.contexts.name of type string",
+  ],
+  [
+    "a string where the list belongs",
+    "clusters: abc\n",
+    "json: cannot unmarshal string into Go struct field Config.clusters of type []v1.NamedCluster",
+  ],
+  [
+    "the first type error in sorted key order (cluster before name)",
+    "clusters:\n- name: 1\n  cluster:\n    server: 2\n",
+    "json: cannot unmarshal number into Go struct field Cluster.clusters.cluster.server of type string",
+  ],
+  [
+    "a list document",
+    "- a\n",
+    "couldn't get version/kind; json parse error: json: cannot unmarshal array",
+  ],
+  ["another kind", "kind: Pod\n", 'no kind "Pod" is registered for version "v1" in scheme'],
+  [
+    "another version",
+    "apiVersion: v2\n",
+    'no kind "Config" is registered for version "v2" in scheme',
+  ],
+  ["broken YAML", "clusters: [\n", "error converting YAML to JSON: yaml: "],
+];
+for (const [what, text, message] of LOAD_BAD) {
+  Deno.test(`loadKubeconfig() refuses: ${what}`, () => {
+    assert.throws(() => loadKubeconfig(text), (e: unknown) => {
+      assert.ok(e instanceof KubeconfigLoadError, String(e));
+      assert.ok(e.message.startsWith(message), `${e.message}\n  wanted: ${message}`);
+      assert.ok(!e.message.includes("\n"));
+      return true;
+    });
+  });
+}
+
+const CHOOSE: [string, string, string | RegExp][] = [
+  // Vector 38 and k/k#134715.
+  [
+    "the unnamed cluster wins over a named one and the current context",
+    "clusters:\n- name: other\n  cluster: {server: https://other}\n- name: ''\n  cluster: {server: https://unnamed}\ncontexts:\n- name: c\n  context: {cluster: other}\ncurrent-context: c\n",
+    "https://unnamed",
+  ],
+  [
+    "else the current context's cluster",
+    "clusters:\n- name: a\n  cluster: {server: https://a}\n- name: b\n  cluster: {server: https://b}\ncontexts:\n- name: c\n  context: {cluster: b}\ncurrent-context: c\n",
+    "https://b",
+  ],
+  [
+    "a lone named cluster without current context is not chosen",
+    "clusters:\n- name: prod\n  cluster: {server: https://prod}\n",
+    /^no unnamed cluster, and the current context "" is not in the kubeconfig$/,
+  ],
+  [
+    "current-context naming a missing context",
+    "clusters:\n- name: a\n  cluster: {server: https://a}\ncurrent-context: gone\n",
+    /^no unnamed cluster, and the current context "gone" is not in the kubeconfig$/,
+  ],
+  [
+    "a context naming a missing cluster",
+    "clusters:\n- name: a\n  cluster: {server: https://a}\ncontexts:\n- name: c\n  context: {cluster: b}\ncurrent-context: c\n",
+    /^cluster "b" of the current context "c" is not in the kubeconfig$/,
+  ],
+  [
+    'current-context "" looks up a context named ""',
+    "clusters:\n- name: a\n  cluster: {server: https://a}\ncontexts:\n- context: {cluster: a}\n",
+    "https://a",
+  ],
+];
+for (const [what, text, want] of CHOOSE) {
+  Deno.test(`getClusterFromKubeConfig(): ${what}`, () => {
+    const k = loadKubeconfig(text);
+    if (typeof want === "string") {
+      assert.equal(getClusterFromKubeConfig(k).cluster.server, want);
+    } else {
+      assert.throws(() => getClusterFromKubeConfig(k), (e: unknown) => {
+        assert.ok(e instanceof InputError);
+        assert.match(e.message, want);
+        return true;
+      });
+      assert.equal(clusterOf(k), undefined);
+    }
+  });
+}
