@@ -40,6 +40,8 @@ import { decodePem } from "./pem.ts";
 import { formatRfc3339 } from "./time.ts";
 
 const MD5_RSA = "1.2.840.113549.1.1.4";
+const RSA_PSS = "1.2.840.113549.1.1.10";
+const PSS_SALT: Record<string, number> = { "SHA-256": 32, "SHA-384": 48, "SHA-512": 64 };
 /** Signature OIDs Go's `signatureAlgorithmDetails` knows with a hash it can verify. */
 const GO_VERIFIABLE = new Set([
   "1.2.840.113549.1.1.5", // SHA1-RSA
@@ -66,6 +68,13 @@ export async function csrSignatureProblem(csr: Csr): Promise<string | undefined>
   // TODO(H2): lib/x509_signature.ts checkSignature(..., allowSha1=true) replaces this bridge.
   if (csr.sigOid === MD5_RSA) return "x509: cannot verify signature: insecure algorithm MD5-RSA";
   if (!GO_VERIFIABLE.has(csr.sigOid)) return UNIMPLEMENTED;
+  if (csr.sigOid === RSA_PSS) {
+    // Go knows PSS only as (SHA-256, 32), (SHA-384, 48), (SHA-512, 64); anything else is Unknown.
+    const h = csr.sigAlg.web.hash;
+    const hash = typeof h === "string" ? h : h?.name;
+    const salt = csr.sigAlg.web.saltLength;
+    if (!(hash && PSS_SALT[hash] === salt)) return UNIMPLEMENTED;
+  }
   if (csr.key.type === "RSA" && csr.key.bits > 0 && csr.key.bits < 1024) {
     return `crypto/rsa: ${csr.key.bits}-bit keys are insecure ` +
       `(see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`;

@@ -31,7 +31,7 @@ export interface SignOptions {
   /** Objects: only this signer's CSRs; PEM: the signer to use. */
   signerName?: string | undefined;
   /** PEM: the usages to use. */
-  usages?: readonly string[];
+  usages?: readonly string[] | undefined;
 }
 
 /** What became of one object. */
