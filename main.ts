@@ -9,7 +9,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import type { Command, Context, Flags } from "./commands/_command.ts";
-import { diagnosticLine, ExitCode, JoinkitError, oneLine, UsageError } from "./lib/errors.ts";
+import { diagnosticLine, ExitCode, JoinkitError, messageOf, UsageError } from "./lib/errors.ts";
 import { VERSION } from "./lib/version.ts";
 
 type Loader = () => Promise<{ command: Command }>;
@@ -145,7 +145,7 @@ function groupHelp(group: string): string | undefined {
 
 /** Turns `parseArgs`' long messages into one short line. */
 function describeArgError(e: unknown): string {
-  const msg = oneLine(e);
+  const msg = messageOf(e);
   const unknown = /Unknown option '([^']+)'/.exec(msg);
   if (unknown) return `unknown flag ${unknown[1]}`;
   const missing = /Option '(-\w, )?(--[\w-]+)[^']*' argument missing/.exec(msg);
@@ -161,17 +161,30 @@ function describeArgError(e: unknown): string {
   return msg;
 }
 
+/**
+ * The only writer to stderr: one call, one line, rendered by `diagnosticLine`
+ * (control characters escaped, token secrets withheld, cut), whatever a
+ * command or an input holds. tests/one_line_test.ts audits that nothing else
+ * in main.ts or commands/ writes to stderr.
+ */
+function writeStderrLine(line: string): void {
+  process.stderr.write(diagnosticLine(line) + "\n");
+}
+
+/** Multi-line text we wrote ourselves (help, a debug stack), line by line. */
+function writeStderrText(text: string): void {
+  for (const line of text.replace(/\n$/, "").split("\n")) writeStderrLine(line);
+}
+
 /** Runs joinkit with `argv`; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const out = (text: string) => void process.stdout.write(text);
-  // Diagnostics are one bounded line each, whatever a command or an input holds.
-  const err = (line: string) =>
-    void process.stderr.write(line.split(/\r?\n/).map((l) => diagnosticLine(l)).join("\n") + "\n");
+  const err = writeStderrLine;
   try {
     const first = argv[0];
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
       if (first === undefined) {
-        process.stderr.write(GLOBAL_HELP);
+        writeStderrText(GLOBAL_HELP);
         return ExitCode.usage;
       }
       out(GLOBAL_HELP);
@@ -229,11 +242,13 @@ export async function main(argv: string[]): Promise<number> {
     return code ?? ExitCode.ok;
   } catch (e) {
     if (e instanceof JoinkitError) {
-      err(`error: ${oneLine(e)}`);
+      err(`error: ${messageOf(e)}`);
       return e.exitCode;
     }
-    err(`error: internal error: ${oneLine(e)}`);
-    if (process.env.JOINKIT_DEBUG) err(e instanceof Error ? String(e.stack) : String(e));
+    err(`error: internal error: ${messageOf(e)}`);
+    if (process.env.JOINKIT_DEBUG) {
+      writeStderrText(e instanceof Error ? String(e.stack) : String(e));
+    }
     return ExitCode.input;
   }
 }
@@ -247,8 +262,8 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 // Anything that escapes a command (a stream error, a stray rejected promise) is still one
 // line and exit 1, never a stack trace that might quote input.
 const fatal = (e: unknown) => {
-  process.stderr.write(`error: internal error: ${oneLine(e)}\n`);
-  if (process.env.JOINKIT_DEBUG) process.stderr.write(`${e instanceof Error ? e.stack : e}\n`);
+  writeStderrLine(`error: internal error: ${messageOf(e)}`);
+  if (process.env.JOINKIT_DEBUG) writeStderrText(String(e instanceof Error ? e.stack : e));
   process.exit(ExitCode.input);
 };
 process.on("uncaughtException", fatal);

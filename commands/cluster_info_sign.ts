@@ -58,7 +58,6 @@ Examples:
     const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;
-    // One write for all progress lines: fleets have thousands of tokens.
     const lines = [
       ...skipped.map((s) => `skipping Secret ${s.name}: ${s.reason}`),
       ...result.added.map((id) => `added signature for token ID ${q(id)}`),
@@ -66,7 +65,8 @@ Examples:
       ...result.removed.map((id) => `removed signature for token ID ${q(id)}`),
     ];
     if (!result.changed) lines.push("signatures already up to date");
-    ctx.stderr(lines.map((l) => `[bootstrap-signer] ${l}`).join("\n"));
+    // One call per line: ctx.stderr renders each call as exactly one line.
+    for (const l of lines) ctx.stderr(`[bootstrap-signer] ${l}`);
     ctx.stdout(renderObjects([{ ...info.object, data: result.data }], format));
   },
 };

@@ -55,24 +55,24 @@ export class CheckError extends JoinkitError {
   }
 }
 
-/** Longest message {@link oneLine} returns: an input echoed in a message cannot flood stderr. */
+/** Longest line {@link diagnosticLine} returns: an input echoed in a message cannot flood stderr. */
 export const MAX_MESSAGE_CHARS = 2000;
 
 /**
- * The message of any thrown value, reduced to one line of at most
- * {@link MAX_MESSAGE_CHARS} characters.
+ * The message of any thrown value, rendered by {@link diagnosticLine}.
  *
  * @example
  * ```ts
- * oneLine(new Error("a\nb")); // "a b"
+ * oneLine(new Error("open a\nb")); // "open a\\nb"
  * ```
  */
 export function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  // Line breaks and the blanks around them become one space. Split and trim rather than
-  // /\s*[\r\n]+\s*/, which backtracks quadratically on a long run of blanks (an echoed value).
-  const lines = text.split(/[\r\n]+/).map((l) => l.trim()).filter((l) => l !== "");
-  return diagnosticLine(lines.join(" "));
+  return diagnosticLine(messageOf(err));
+}
+
+/** The raw message of any thrown value (render it with {@link diagnosticLine}). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 // The secret half of anything shaped like a bootstrap token, in either case: 16 letters or
@@ -94,16 +94,43 @@ export function redactTokens(text: string): string {
   return text.replace(TOKEN_LIKE, ".<value withheld>");
 }
 
-/**
- * A diagnostic line as joinkit prints it: token secrets withheld, cut to
- * {@link MAX_MESSAGE_CHARS}.
- */
-export function diagnosticLine(line: string): string {
-  return clipLine(redactTokens(line));
+// Whatever a terminal or a log reader may take as the end of a line or as a command: C0
+// controls, DEL, C1 controls (U+0085 is NEL), U+2028 and U+2029.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+function escapeControl(c: string): string {
+  const code = c.charCodeAt(0);
+  return NAMED[c] ??
+    (code < 0x100
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`);
 }
 
 /**
- * Cuts a diagnostic line to `max` characters, marking the cut.
+ * The one renderer of a diagnostic line: every line joinkit writes to stderr
+ * goes through it (main.ts hands commands nothing else). Control characters
+ * inside it (a file name or value holding `\n`, `\r`, ESC …) are escaped as
+ * `\n`, `\r`, `\xNN`, so one call is one line whatever it echoes; then token
+ * secrets are withheld and the line is cut to {@link MAX_MESSAGE_CHARS}.
+ * Trailing line breaks are dropped. Linear in the input.
+ *
+ * @example
+ * ```ts
+ * diagnosticLine("open a\nerror: fake: no such file"); // 'open a\\nerror: fake: no such file'
+ * ```
+ */
+export function diagnosticLine(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === "\n" || line[end - 1] === "\r")) end--;
+  const text = end === line.length ? line : line.slice(0, end);
+  return clipLine(redactTokens(text.replace(CONTROL, escapeControl)));
+}
+
+/**
+ * Cuts a line to `max` characters, marking the cut (a helper of
+ * {@link diagnosticLine}).
  *
  * @example
  * ```ts

@@ -37,14 +37,28 @@ Deno.test("CLI usage errors exit 2 with one line on stderr", async () => {
   }
 });
 
-Deno.test("CLI --now rejects a time that is not RFC 3339", async () => {
+Deno.test("CLI --now refuses what Go's time.Parse(time.RFC3339) refuses, with Go's reason", async () => {
   const r = await runCli(["token", "generate", "--now", "tomorrow"]);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
   assert.equal(
     r.stderr,
-    'error: invalid --now "tomorrow": want RFC 3339, e.g. 2026-01-02T15:04:05Z\n',
+    'error: invalid --now "tomorrow": parsing time "tomorrow" as "2006-01-02T15:04:05Z07:00": cannot parse "tomorrow" as "2006"\n',
   );
+  const nl = await runCli(["token", "generate", "--now", "2030-01-01T00:00:00Z\nerror: fake"]);
+  assert.equal(nl.code, 1);
+  assert.equal(nl.stderr.split("\n").length, 2, nl.stderr);
+  // Go's fallback parser takes a one-digit hour and a zone offset of 24 hours
+  const lax = await runCli(["token", "generate", "--now", "2030-01-01T5:00:00+24:00"]);
+  assert.equal(lax.code, 0, lax.stderr);
+});
+
+Deno.test("CLI with no arguments prints the help on stderr, exit 2", async () => {
+  const r = await runCli([]);
+  const help = await runCli(["--help"]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, help.stdout);
 });
 
 Deno.test("CLI group --help lists the group's commands", async () => {
