@@ -20,7 +20,8 @@
  */
 
 import { keyStrengthProblem, KUBELET_CLIENT_SIGNER, recognize } from "./approver.ts";
-import { checkCsrSignature, type Csr, NOT_A_CSR, parseCsrDer } from "./csr.ts";
+import { type Csr, NOT_A_CSR, parseCsrDer } from "./csr.ts";
+import { checkSignature } from "./x509_signature.ts";
 import {
   certificateProblem,
   type Condition,
@@ -39,48 +40,21 @@ import { parseCertificate } from "./cert_info.ts";
 import { decodePem } from "./pem.ts";
 import { formatRfc3339 } from "./time.ts";
 
-const MD5_RSA = "1.2.840.113549.1.1.4";
-const RSA_PSS = "1.2.840.113549.1.1.10";
-const PSS_SALT: Record<string, number> = { "SHA-256": 32, "SHA-384": 48, "SHA-512": 64 };
-/** Signature OIDs Go's `signatureAlgorithmDetails` knows with a hash it can verify. */
-const GO_VERIFIABLE = new Set([
-  "1.2.840.113549.1.1.5", // SHA1-RSA
-  "1.3.14.3.2.29", // SHA1-RSA (ISO OID)
-  "1.2.840.113549.1.1.11",
-  "1.2.840.113549.1.1.12",
-  "1.2.840.113549.1.1.13",
-  "1.2.840.113549.1.1.10", // RSASSA-PSS (parameters checked by the verifier)
-  "1.2.840.10045.4.1", // ECDSA-SHA1
-  "1.2.840.10045.4.3.2",
-  "1.2.840.10045.4.3.3",
-  "1.2.840.10045.4.3.4",
-  "1.3.101.112", // Ed25519
-]);
-const UNIMPLEMENTED = "x509: cannot verify signature: algorithm unimplemented";
-
 /**
- * `CertificateRequest.CheckSignature` (Go 1.25, SHA-1 allowed): MD5 is
- * insecure before anything else, an algorithm Go cannot verify is
- * unimplemented, an RSA key below 1024 bits fails Go 1.24+'s `rsa1024min`
- * check (Go 1.23 accepted it), then the signature itself.
+ * `CertificateRequest.CheckSignature`: Go's `checkSignature` with SHA-1
+ * allowed (Go 1.25: MD5 insecure, unknown or unsupported-PSS algorithms
+ * unimplemented, RSA keys below 1024 bits refused by rsa1024min — Go 1.23
+ * accepted those — and the FIPS RSA key checks).
  */
-export async function csrSignatureProblem(csr: Csr): Promise<string | undefined> {
-  // TODO(H2): lib/x509_signature.ts checkSignature(..., allowSha1=true) replaces this bridge.
-  if (csr.sigOid === MD5_RSA) return "x509: cannot verify signature: insecure algorithm MD5-RSA";
-  if (!GO_VERIFIABLE.has(csr.sigOid)) return UNIMPLEMENTED;
-  if (csr.sigOid === RSA_PSS) {
-    // Go knows PSS only as (SHA-256, 32), (SHA-384, 48), (SHA-512, 64); anything else is Unknown.
-    const h = csr.sigAlg.web.hash;
-    const hash = typeof h === "string" ? h : h?.name;
-    const salt = csr.sigAlg.web.saltLength;
-    if (!(hash && PSS_SALT[hash] === salt)) return UNIMPLEMENTED;
-  }
-  if (csr.key.type === "RSA" && csr.key.bits > 0 && csr.key.bits < 1024) {
-    return `crypto/rsa: ${csr.key.bits}-bit keys are insecure ` +
-      `(see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`;
-  }
-  const why = await checkCsrSignature(csr);
-  return why?.startsWith(UNIMPLEMENTED) ? UNIMPLEMENTED : why;
+export function csrSignatureProblem(csr: Csr): string | undefined {
+  return checkSignature(
+    csr.signatureAlgorithm,
+    csr.tbs,
+    csr.signature,
+    csr.publicKeyAlgorithm,
+    csr.key.spki,
+    true,
+  );
 }
 
 /** `spec.request` through `certificates.ParseCSR` and `CheckSignature`. */
@@ -112,7 +86,7 @@ export async function checkRequest(request: Uint8Array | string): Promise<Reques
   } catch (e) {
     return { parseError: oneLine(e) };
   }
-  const signatureError = await csrSignatureProblem(csr);
+  const signatureError = csrSignatureProblem(csr);
   return signatureError === undefined ? { csr } : { csr, signatureError };
 }
 

@@ -22,7 +22,8 @@ import {
   validateKubeletServingCSR,
 } from "./approver.ts";
 import type { Cert } from "./cert_info.ts";
-import { checkCsrSignature, type Csr } from "./csr.ts";
+import type { Csr } from "./csr.ts";
+import { checkSignature } from "./x509_signature.ts";
 import { CheckError, InputError } from "./errors.ts";
 import { cryptoRandom, type RandomBytes } from "./random.ts";
 import { AsnConvert } from "@peculiar/asn1-schema";
@@ -230,7 +231,15 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
   const { csr, now } = req;
   const ttl = signerDuration(req.certTtlMs, req.expirationSeconds);
   if (!req.signatureChecked) {
-    const bad = await checkCsrSignature(csr);
+    // CertificateAuthority.Sign: CheckSignature (SHA-1 allowed) before anything else.
+    const bad = checkSignature(
+      csr.signatureAlgorithm,
+      csr.tbs,
+      csr.signature,
+      csr.publicKeyAlgorithm,
+      csr.key.spki,
+      true,
+    );
     if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
   }
   const usageExts = usageExtensions(req.usages);
