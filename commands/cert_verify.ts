@@ -11,7 +11,6 @@ import { type Cert, parseCertificateFrom } from "../lib/cert_info.ts";
 import { verifyCertificate, type VerifyReport } from "../lib/cert_verify.ts";
 import { InputError, UsageError } from "../lib/errors.ts";
 import { decodePem } from "../lib/pem.ts";
-import { mapOrdered } from "../lib/sign_batch.ts";
 import { signerValidator } from "../lib/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagString, requireString } from "./_flags.ts";
@@ -32,8 +31,10 @@ export const command: Command = {
 For each CERT (PEM, DER, the kubelet's combined cert+key file such as
 kubelet-client-current.pem, or a kubeconfig with embedded client certificates;
 directories are read recursively):
-  chain     signed by a CA in --ca (through intermediates in the same file);
-            the CA must be a CA and valid at --at
+  chain     Go's x509.Verify at --at: a chain to a CA in --ca through the
+            intermediates in the same file (every candidate tried; validity,
+            path length, name constraints, key usage, EKU nesting; SHA-1 and
+            MD5 refused); a failure is reported with Go's error text
   validity  NotBefore <= --at <= NotAfter
   ca-flag   the certificate is not a CA
   eku       ClientAuth (client signers) or ServerAuth (kubelet-serving), checked
@@ -99,23 +100,16 @@ Examples:
 
     const items: Item[] = [];
     for (const input of readInputs(ctx.args)) items.push(...await certsOf(input));
-    // Several in flight: WebCrypto checks signatures off the main thread meanwhile.
-    const settled = await mapOrdered(
-      items,
-      32,
-      (item) =>
-        verifyCertificate(item.leaf, item.intermediates, item.source, {
-          cas,
-          signerName,
-          node,
-          key: flagKey ?? item.key,
-          at,
-        }),
+    // Synchronous (node:crypto signatures): a fleet's certificates go one after another.
+    const reports: VerifyReport[] = items.map((item) =>
+      verifyCertificate(item.leaf, item.intermediates, item.source, {
+        cas,
+        signerName,
+        node,
+        key: flagKey ?? item.key,
+        at,
+      })
     );
-    const reports: VerifyReport[] = settled.map((r) => {
-      if (r.status === "rejected") throw r.reason;
-      return r.value;
-    });
     if (format === "json") {
       const { toJson } = await import("../lib/manifest.ts");
       ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));

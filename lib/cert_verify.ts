@@ -1,7 +1,8 @@
 /**
- * Checks an issued certificate the way its users would: the chain and
- * signatures up to a trusted CA (Go `x509.Verify` semantics for validity and
- * EKUs, walking the chain from root to leaf), the built-in signer's subject,
+ * Checks an issued certificate the way its users would: the chain up to a
+ * trusted CA exactly as Go's `x509.Verify` judges it (lib/x509_verify.ts:
+ * every candidate parent, validity of every certificate, path length, name
+ * constraints, EKU nesting, SHA-1/MD5 refused), the built-in signer's subject,
  * SAN and usage rules, the node name, and the private key; and tells when the
  * kubelet would rotate it.
  *
@@ -16,10 +17,10 @@ import {
 import { type Cert, formatTimeLeft, isCa } from "./cert_info.ts";
 import { formatName } from "./pkix.ts";
 import { rotationWindow } from "./rotation.ts";
-import { checkSignature } from "./sigalg.ts";
 import { guessSigner, signerValidator } from "./signer.ts";
 import { formatRfc3339 } from "./time.ts";
 import { ekuName, EXT_KEY_USAGE_STRINGS, KU_NAMES } from "./usages.ts";
+import { checkChainForKeyUsage, verify } from "./x509_verify.ts";
 
 /** One check's outcome. */
 export interface Check {
@@ -84,92 +85,39 @@ export function requiredEku(signerName: string | undefined): string | undefined 
   return undefined;
 }
 
-/** Go's `checkChainForKeyUsage` for one wanted usage over a chain (leaf first). */
-export function chainAllowsEku(chain: readonly Cert[], want: string): boolean {
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const ekus = chain[i]!.extKeyUsage;
-    if (ekus === undefined || ekus.length === 0) continue;
-    const names = ekus.map(ekuName);
-    if (names.includes("Any")) continue;
-    const sgc = want === "ServerAuth" &&
-      (names.includes("NetscapeServerGatedCrypto") || names.includes("MicrosoftServerGatedCrypto"));
-    if (!names.includes(want) && !sgc) return false;
-  }
-  return true;
-}
+const INCOMPATIBLE_USAGE = "x509: certificate specifies an incompatible key usage";
 
 /**
- * Verifies `leaf` (with `intermediates` from the same file) against the CAs.
+ * Verifies `leaf` (with `intermediates` from the same file) against the CAs:
+ * the chain is Go's `x509.Verify` (lib/x509_verify.ts) with the signer's EKU
+ * (any EKU when there is no signer), and its error is Go's text.
  */
-export async function verifyCertificate(
+export function verifyCertificate(
   leaf: Cert,
   intermediates: readonly Cert[],
   source: string,
   o: VerifyOptions,
-): Promise<VerifyReport> {
+): VerifyReport {
   const checks: Check[] = [];
   const at = o.at.getTime();
+  const facts = { subject: leaf.subject, sans: leaf.sans, key: leaf.key };
+  const signerName = o.signerName ?? guessSigner(facts);
+  const want = requiredEku(signerName);
 
-  // Chain: leaf → intermediates* → a trusted CA, each signature checked.
-  const chain: Cert[] = [leaf];
-  let chainOk = false;
-  let chainDetail = "";
-  let cur = leaf;
-  const pool = [...intermediates];
-  for (let depth = 0; depth < 8; depth++) {
-    const candidates = o.cas.filter((c) => sameBytes(c.cert.subjectDer, cur.issuerDer));
-    if (candidates.length) {
-      // Several CAs may share a subject (CA rotation): any one that verifies will do.
-      for (const ca of candidates) {
-        const bad = await checkSignature(cur, ca.cert.key);
-        if (bad) {
-          chainDetail ||= `signature by ${
-            formatName(ca.cert.subject)
-          } (${ca.source}) does not verify: ${bad}`;
-          continue;
-        }
-        if (!isCa(ca.cert)) {
-          chainDetail = `${formatName(ca.cert.subject)} (${ca.source}) is not a CA`;
-        } else if (ca.cert.notAfter.getTime() < at || ca.cert.notBefore.getTime() > at) {
-          chainDetail = `CA ${formatName(ca.cert.subject)} (${ca.source}) is not valid at ${
-            formatRfc3339(o.at)
-          } (valid ${formatRfc3339(ca.cert.notBefore)} to ${formatRfc3339(ca.cert.notAfter)})`;
-        } else {
-          chain.push(ca.cert);
-          chainOk = true;
-          chainDetail = `signed by ${formatName(ca.cert.subject)} (${ca.source})` +
-            (chain.length > 2 ? ` via ${chain.length - 2} intermediate(s)` : "");
-        }
-        break;
-      }
-      break;
-    }
-    const next = pool.findIndex((c) => sameBytes(c.subjectDer, cur.issuerDer));
-    if (next < 0) {
-      chainDetail = `x509: certificate signed by unknown authority (issuer ${
-        formatName(cur.issuer)
-      } is not in ${
-        o.cas.map((c) => c.source).filter((v, i, a) => a.indexOf(v) === i).join(", ")
-      })`;
-      break;
-    }
-    const inter = pool.splice(next, 1)[0]!;
-    const bad = await checkSignature(cur, inter.key);
-    const expired = inter.notAfter.getTime() < at || inter.notBefore.getTime() > at;
-    if (bad || !isCa(inter) || expired) {
-      chainDetail = bad
-        ? `signature by intermediate ${formatName(inter.subject)} does not verify: ${bad}`
-        : !isCa(inter)
-        ? `intermediate ${formatName(inter.subject)} is not a CA`
-        : `intermediate ${formatName(inter.subject)} is not valid at ${
-          formatRfc3339(o.at)
-        } (valid ${formatRfc3339(inter.notBefore)} to ${formatRfc3339(inter.notAfter)})`;
-      break;
-    }
-    chain.push(inter);
-    cur = inter;
-  }
-  checks.push({ check: "chain", ok: chainOk, detail: chainDetail });
+  const roots = o.cas.map((c) => c.cert);
+  const verifyWith = (keyUsages: string[]) =>
+    verify(leaf, { roots, intermediates, currentTime: o.at, keyUsages });
+  const result = verifyWith(want ? [want] : ["Any"]);
+  let chainDetail: string;
+  if (result.ok) {
+    const chain = result.chains[0]!;
+    const root = chain[chain.length - 1]!;
+    const from = o.cas.find((c) => c.cert === root)?.source;
+    chainDetail = `signed by ${formatName(root.subject)}${from ? ` (${from})` : ""}` +
+      (chain.length > 2 ? ` via ${chain.length - 2} intermediate(s)` : "") +
+      (chain.length === 1 ? " (the certificate is itself a trusted CA)" : "");
+  } else chainDetail = result.error;
+  checks.push({ check: "chain", ok: result.ok, detail: chainDetail });
 
   const left = leaf.notAfter.getTime() - at;
   const validNow = leaf.notBefore.getTime() <= at && at <= leaf.notAfter.getTime();
@@ -192,12 +140,16 @@ export async function verifyCertificate(
     detail: isCa(leaf) ? "the certificate is a CA (CA:TRUE)" : "CA:FALSE",
   });
 
-  const facts = { subject: leaf.subject, sans: leaf.sans, key: leaf.key };
-  const signerName = o.signerName ?? guessSigner(facts);
   const usages = usagesOfCert(leaf);
-  const want = requiredEku(signerName);
   if (want) {
-    const ok = chainAllowsEku(chain, want);
+    // The chain check already applied the EKU; say so separately, over the
+    // chains Go would build with any EKU when that was what failed.
+    let ok = result.ok;
+    if (!result.ok) {
+      const any = result.error === INCOMPATIBLE_USAGE ? verifyWith(["Any"]) : undefined;
+      const chains = any?.ok ? any.chains : [[leaf]];
+      ok = chains.some((ch) => checkChainForKeyUsage(ch, [want]));
+    }
     checks.push({
       check: "eku",
       ok,

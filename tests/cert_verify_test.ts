@@ -1,59 +1,75 @@
 import assert from "node:assert/strict";
 import type { Cert } from "../lib/cert_info.ts";
-import { chainAllowsEku, requiredEku, usagesOfCert } from "../lib/cert_verify.ts";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseCertificate } from "../lib/cert_info.ts";
+import { requiredEku, usagesOfCert, verifyCertificate } from "../lib/cert_verify.ts";
+import { decodePem } from "../lib/pem.ts";
 import { KU } from "../lib/usages.ts";
 
 const SERVER = "1.3.6.1.5.5.7.3.1";
 const CLIENT = "1.3.6.1.5.5.7.3.2";
-const ANY = "2.5.29.37.0";
-const NS_SGC = "2.16.840.1.113730.4.1";
 const cert = (eku: string[] | undefined, ku?: number) =>
   ({ extKeyUsage: eku, keyUsage: ku }) as unknown as Cert;
 
-// Go crypto/x509 checkChainForKeyUsage (reference 7.2); chains are leaf first.
-const CHAINS: { name: string; chain: Cert[]; want: string; ok: boolean }[] = [
-  {
-    name: "leaf clientAuth, CA without EKU",
-    chain: [cert([CLIENT]), cert(undefined)],
-    want: "ClientAuth",
-    ok: true,
-  },
-  {
-    name: "leaf serverAuth only",
-    chain: [cert([SERVER]), cert(undefined)],
-    want: "ClientAuth",
-    ok: false,
-  },
-  {
-    name: "leaf without EKU restricts nothing",
-    chain: [cert(undefined), cert(undefined)],
-    want: "ClientAuth",
-    ok: true,
-  },
-  {
-    name: "leaf anyExtendedKeyUsage",
-    chain: [cert([ANY]), cert(undefined)],
-    want: "ClientAuth",
-    ok: true,
-  },
-  {
-    name: "a CA whose EKU lacks clientAuth poisons the chain",
-    chain: [cert([CLIENT]), cert([SERVER])],
-    want: "ClientAuth",
-    ok: false,
-  },
-  {
-    name: "Netscape SGC satisfies ServerAuth",
-    chain: [cert([NS_SGC]), cert(undefined)],
-    want: "ServerAuth",
-    ok: true,
-  },
-];
-for (const c of CHAINS) {
-  Deno.test(`chainAllowsEku() ${c.name}`, () => {
-    assert.equal(chainAllowsEku(c.chain, c.want), c.ok);
+interface Case {
+  name: string;
+  leaf: string;
+  intermediates: string[];
+  roots: string[];
+  time: string;
+}
+const CASES: Case[] = JSON.parse(
+  fs.readFileSync(
+    path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures", "verify", "cases.json"),
+    "utf8",
+  ),
+);
+const parse = (pems: string[]) =>
+  pems.flatMap((p) => decodePem(p).map((b) => parseCertificate(b.der)));
+
+function report(name: string, signerName?: string) {
+  const c = CASES.find((x) => x.name === name)!;
+  const [leaf] = parse([c.leaf]);
+  return verifyCertificate(leaf!, parse(c.intermediates), "chain.pem", {
+    cas: parse(c.roots).map((cert) => ({ cert, source: "roots.pem" })),
+    signerName,
+    at: new Date(c.time),
   });
 }
+const check = (r: ReturnType<typeof report>, name: string) =>
+  r.checks.find((c) => c.check === name);
+
+Deno.test("verifyCertificate() the chain check is Go's Verify: path and source on success", () => {
+  const r = report("basic chain through one intermediate");
+  assert.deepEqual(check(r, "chain"), {
+    check: "chain",
+    ok: true,
+    detail: "signed by CN=Root (roots.pem) via 1 intermediate(s)",
+  });
+});
+
+Deno.test("verifyCertificate() the chain check carries Go's exact error text", () => {
+  const r = report("only the expired root");
+  assert.equal(check(r, "chain")!.ok, false);
+  assert.equal(
+    check(r, "chain")!.detail,
+    "x509: certificate has expired or is not yet valid: current time 2030-01-01T00:00:00Z is after 2028-01-01T00:00:00Z",
+  );
+  assert.equal(check(r, "validity")!.ok, true); // the leaf itself is valid
+  assert.equal(r.ok, false);
+  assert.equal(report("expired root and its renewal under the same key").ok, true);
+});
+
+Deno.test("verifyCertificate() the signer's EKU is Go's KeyUsages; eku names the nesting CA", () => {
+  // Leaf serverAuth under an email-only root: kubelet-serving wants ServerAuth.
+  const r = report("root email restricts serverAuth below", "kubernetes.io/kubelet-serving");
+  assert.equal(check(r, "chain")!.detail, "x509: certificate specifies an incompatible key usage");
+  assert.equal(check(r, "eku")!.ok, false);
+  assert.match(check(r, "eku")!.detail, /or a CA in the chain restricts it/);
+  // No signer: any EKU.
+  assert.equal(check(report("root email restricts serverAuth below"), "chain")!.ok, true);
+});
 
 Deno.test("requiredEku() per signer", () => {
   assert.equal(requiredEku("kubernetes.io/kube-apiserver-client-kubelet"), "ClientAuth");
