@@ -330,3 +330,46 @@ Deno.test("guessSigner() picks the signer a bare CSR suits, as v1beta1 defaultin
     assert.equal(guessSigner(f), undefined);
   }
 });
+
+// The organisation rule is `reflect.DeepEqual(Subject.Organization, []string{"system:nodes"})`:
+// exactly one value, exactly that string. Each row names the broadened rule it kills.
+const ORG_RULE: { orgs: string[]; ok: boolean; kills: string }[] = [
+  { orgs: ["system:nodes"], ok: true, kills: "any rule that refuses the kubelet's own CSR" },
+  { orgs: ["system:nodes", "system:masters"], ok: false, kills: "orgs.includes(system:nodes)" },
+  {
+    orgs: ["system:masters", "system:nodes"],
+    ok: false,
+    kills: "last O / some(o === system:nodes)",
+  },
+  {
+    orgs: ["system:nodes", "system:nodes"],
+    ok: false,
+    kills: "set equality / every(o === system:nodes)",
+  },
+  { orgs: [], ok: false, kills: "every(o === system:nodes) (vacuously true on [])" },
+  { orgs: ["System:Nodes"], ok: false, kills: "case-insensitive comparison" },
+  { orgs: [" system:nodes"], ok: false, kills: "trimming" },
+  { orgs: ["system:node"], ok: false, kills: "prefix comparison (system:nodes startsWith o)" },
+  { orgs: ["system:nodes2"], ok: false, kills: "o.startsWith(system:nodes)" },
+];
+
+Deno.test("organisation rule: exactly [system:nodes] for the approver and both kubelet signers", () => {
+  const client = ["digital signature", "client auth"];
+  const serving = ["digital signature", "server auth"];
+  for (const c of ORG_RULE) {
+    const what = `${JSON.stringify(c.orgs)} (kills ${c.kills})`;
+    const csr = facts("system:node:w1", c.orgs);
+    const servingCsr = facts("system:node:w1", c.orgs, { dns: ["w1.example"] });
+    const want = c.ok ? undefined : "subject organization is not system:nodes";
+    assert.equal(validateKubeletClientCSR(csr, client), want, what);
+    assert.equal(validateKubeletServingCSR(servingCsr, serving), want, what);
+    const obj = {
+      signerName: "kubernetes.io/kube-apiserver-client-kubelet",
+      usages: client,
+      username: "system:node:w1",
+    };
+    assert.equal(isNodeClientCert(obj, csr), c.ok, what);
+    assert.equal(isSelfNodeClientCert(obj, csr), c.ok, what);
+    assert.deepEqual(recognize(obj, csr), c.ok ? ["selfnodeclient", "nodeclient"] : [], what);
+  }
+});

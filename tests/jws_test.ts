@@ -94,3 +94,39 @@ Deno.test("computeDetachedSignature() agrees with an independent openssl HMAC-SH
     assert.equal(computeDetachedSignature(c.content, c.id, c.secret), want);
   }
 });
+
+Deno.test("detachedTokenIsValid() rejects a signature differing in any one character, its length, or empty", () => {
+  const good = VECTORS[0]!.want;
+  const other = (c: string) => (c === "A" ? "B" : "A");
+  // Every position, the last one included: kills a comparison of a prefix, of the header
+  // only, or one that stops early.
+  for (let i = 0; i < good.length; i++) {
+    const changed = good.slice(0, i) + other(good[i]!) + good.slice(i + 1);
+    assert.equal(detachedTokenIsValid(changed, CONTENT, ID, SECRET), false, `position ${i}`);
+  }
+  // The last byte of the MAC (last base64url character), and the encoding's spare bits:
+  // "…8" and "…9" decode to different bytes, a canonical-decoding compare would not see
+  // a change in the unused low bits, the string compare does.
+  const last = good.at(-1)!;
+  const spare = good.slice(0, -1) + String.fromCharCode(last.charCodeAt(0) ^ 1);
+  assert.equal(detachedTokenIsValid(spare, CONTENT, ID, SECRET), false);
+  // Different lengths: kills a length-insensitive comparison (e.g. startsWith).
+  for (const s of [good.slice(0, -1), good + "A", good + "=", good.slice(1), ""]) {
+    assert.equal(detachedTokenIsValid(s, CONTENT, ID, SECRET), false, JSON.stringify(s));
+  }
+  // A different well-formed signature of the same length (another secret).
+  const forged = computeDetachedSignature(CONTENT, ID, "x".repeat(SECRET.length));
+  assert.equal(forged.length, good.length);
+  assert.equal(detachedTokenIsValid(forged, CONTENT, ID, SECRET), false);
+});
+
+Deno.test("detachedTokenIsValid() compares with constantTimeEqual (crypto.timingSafeEqual)", () => {
+  // Timing cannot be asserted reliably; the source can. Kills a mutation to === / !==.
+  const jws = fs.readFileSync(repoPath("lib/jws.ts"), "utf8");
+  const body = jws.slice(jws.indexOf("export function detachedTokenIsValid"));
+  assert.match(body, /return constantTimeEqual\(detached, computeDetachedSignature\(/);
+  assert.doesNotMatch(body, /===|!==|==|localeCompare/);
+  const ct = fs.readFileSync(repoPath("lib/constant_time.ts"), "utf8");
+  assert.match(ct, /import \{ timingSafeEqual \} from "node:crypto"/);
+  assert.match(ct, /return timingSafeEqual\(x, y\)/);
+});

@@ -325,3 +325,44 @@ Deno.test("signCsr() honours expirationSeconds below the TTL: short certs end at
     cleanup();
   }
 });
+
+Deno.test("policyWindow() NotAfter at the CA's NotAfter: equal, 1 s before, 1 s after the computed end", () => {
+  const S = 1000;
+  for (const ttl of [H, 8760 * H]) {
+    const computed = policyWindow(now, ttl, far).notAfter.getTime();
+    // CA ends exactly at the computed end: kept (`!Before` truncates to the same instant).
+    assert.equal(policyWindow(now, ttl, new Date(computed)).notAfter.getTime(), computed);
+    // CA ends 1 s earlier: truncated to the CA's end. Kills a mutation that drops or
+    // inverts the truncation, or compares with a tolerance.
+    assert.equal(
+      policyWindow(now, ttl, new Date(computed - S)).notAfter.getTime(),
+      computed - S,
+    );
+    // CA ends 1 s later: the computed end stands. Kills `notAfter = caEnd` unconditionally.
+    assert.equal(policyWindow(now, ttl, new Date(computed + S)).notAfter.getTime(), computed);
+  }
+});
+
+Deno.test("policyWindow() refusal boundaries: NotBefore and now against the CA's NotAfter", () => {
+  const S = 1000;
+  const notBefore = now.getTime() - 5 * M;
+  // CA ends exactly at NotBefore: "the signer has expired" (`!NotBefore.Before(caEnd)`).
+  // Kills `>=` → `>` on that check (the second check would answer with the other message).
+  assert.throws(() => policyWindow(now, H, new Date(notBefore)), {
+    message: `the signer has expired: NotAfter=${goTimeString(new Date(notBefore))}`,
+  });
+  // 1 s after NotBefore but before now: only the second check refuses. Kills its removal.
+  assert.throws(() => policyWindow(now, H, new Date(notBefore + S)), {
+    message: /^refusing to sign a certificate that expired in the past: NotAfter=/,
+  });
+  // CA ends exactly now: refused (`!now.Before(caEnd)`). Kills `>=` → `>` on the second check.
+  assert.throws(() => policyWindow(now, H, now), {
+    message: `refusing to sign a certificate that expired in the past: NotAfter=${
+      goTimeString(now)
+    }`,
+  });
+  // CA ends 1 s after now: signed, NotAfter cut at the CA's end.
+  const w = policyWindow(now, H, new Date(now.getTime() + S));
+  assert.equal(w.notAfter.getTime(), now.getTime() + S);
+  assert.equal(w.notBefore.getTime(), notBefore);
+});
