@@ -182,3 +182,111 @@ Deno.test("constantTimeEqual() compares equal lengths with timingSafeEqual", () 
   assert.equal(constantTimeEqual("abc", "abcd"), false);
   assert.equal(constantTimeEqual("", ""), true);
 });
+
+// Every adjacent pair of steps, with an input that fails both: the earlier step's message
+// must win. Each row kills the mutation that swaps those two steps (or merges them).
+Deno.test("authenticateBootstrapToken() adjacent steps: the earlier of two failing steps wins", () => {
+  const token = tokenID + "." + tokenSecret;
+  const expired = "2000-01-01T00:00:00Z";
+  const badGroups = { "auth-extra-groups": "not-a-bootstrap-group" };
+  const rows: {
+    pair: string;
+    token?: string;
+    secrets: DecodedSecret[];
+    step: number;
+    rule: string;
+    reason: string;
+  }[] = [
+    {
+      pair: "1 format / 2 lookup",
+      token: "FOOBAR." + tokenSecret,
+      secrets: [],
+      step: 1,
+      rule: "format",
+      reason:
+        "not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}, so the authenticator ignores it",
+    },
+    {
+      // A missing Secret has no deletion mark: the only co-failure is a deleted Secret
+      // elsewhere, which the lister never returns.
+      pair: "2 lookup / 3 deletion",
+      secrets: [secret(valid, { deleted: true, namespace: "default" })],
+      step: 2,
+      rule: "secret",
+      reason: "no Secret kube-system/bootstrap-token-foobar in the inputs",
+    },
+    {
+      pair: "3 deletion / 4 type",
+      secrets: [secret(valid, { deleted: true, type: "Opaque" })],
+      step: 3,
+      rule: "deletion",
+      reason: "bootstrap secret kube-system/bootstrap-token-foobar is deleted and awaiting removal",
+    },
+    {
+      pair: "4 type / 4 data",
+      secrets: [secret({}, { type: "Opaque" })],
+      step: 4,
+      rule: "type",
+      reason:
+        "bootstrap secret kube-system/bootstrap-token-foobar has invalid type, expected bootstrap.kubernetes.io/token",
+    },
+    {
+      pair: "4 data / 5 token-secret",
+      secrets: [secret({})],
+      step: 4,
+      rule: "type",
+      reason: "bootstrap secret kube-system/bootstrap-token-foobar has no data",
+    },
+    {
+      pair: "5 token-secret / 6 token-id",
+      secrets: [secret({ ...valid, "token-secret": "x".repeat(16), "token-id": "barfoo" })],
+      step: 5,
+      rule: "token-secret",
+      reason:
+        "bootstrap secret kube-system/bootstrap-token-foobar has invalid value for key token-secret",
+    },
+    {
+      pair: "6 token-id / 7 expiration",
+      secrets: [secret({ ...valid, "token-id": "barfoo", expiration: expired })],
+      step: 6,
+      rule: "token-id",
+      reason:
+        "bootstrap secret kube-system/bootstrap-token-foobar has invalid value for key token-id",
+    },
+    {
+      pair: "7 expiration / 8 usage",
+      secrets: [
+        secret({ ...valid, expiration: expired, "usage-bootstrap-authentication": "false" }),
+      ],
+      step: 7,
+      rule: "expiration",
+      reason:
+        `bootstrap secret kube-system/bootstrap-token-foobar has expired (expiration ${expired})`,
+    },
+    {
+      pair: "8 usage / 9 extra groups",
+      secrets: [secret({ ...valid, "usage-bootstrap-authentication": "", ...badGroups })],
+      step: 8,
+      rule: "usage",
+      reason:
+        "bootstrap secret kube-system/bootstrap-token-foobar not marked usage-bootstrap-authentication=true",
+    },
+    {
+      pair: "9 extra groups alone",
+      secrets: [secret({ ...valid, ...badGroups })],
+      step: 9,
+      rule: "auth-extra-groups",
+      reason:
+        "bootstrap secret kube-system/bootstrap-token-foobar has invalid value for key auth-extra-groups: ",
+    },
+  ];
+  for (const r of rows) {
+    const got = authenticateBootstrapToken(r.token ?? token, r.secrets, NOW);
+    assert.equal(got.authenticated, false, r.pair);
+    if (got.authenticated) continue;
+    assert.equal(got.step, r.step, `${r.pair}: ${got.reason}`);
+    assert.equal(got.rule, r.rule, r.pair);
+    if (r.reason.endsWith(": ")) assert.ok(got.reason.startsWith(r.reason), got.reason);
+    else assert.equal(got.reason, r.reason, r.pair);
+  }
+});
