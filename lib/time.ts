@@ -44,20 +44,20 @@ const MAX_QUOTED_BYTES = 64;
 /**
  * Go's `time` package `quote`: bytes below space or above 0x7f as `\xNN`,
  * `"` and `\` escaped. `bytes` is a byte string (one char per byte). Cut
- * after {@link MAX_QUOTED_BYTES} bytes, marked as `quote()` marks its cuts.
+ * after {@link MAX_QUOTED_BYTES} bytes, or earlier when escapes make the
+ * quote long, marked as `quote()` marks its cuts.
  */
 function timeQuote(bytes: string): string {
-  const cut = bytes.length > MAX_QUOTED_BYTES;
-  const shown = cut ? bytes.slice(0, MAX_QUOTED_BYTES) : bytes;
   let out = '"';
-  for (let i = 0; i < shown.length; i++) {
-    const c = shown.charCodeAt(i);
+  let i = 0;
+  for (; i < bytes.length && i < MAX_QUOTED_BYTES && out.length < 2 * MAX_QUOTED_BYTES; i++) {
+    const c = bytes.charCodeAt(i);
     if (c < 0x20 || c >= 0x80) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c === 0x22 || c === 0x5c) out += "\\" + shown[i];
-    else out += shown[i];
+    else if (c === 0x22 || c === 0x5c) out += "\\" + bytes[i];
+    else out += bytes[i];
   }
   out += '"';
-  return cut ? `${out}… (${bytes.length} chars)` : out;
+  return i < bytes.length ? `${out}… (${bytes.length} chars)` : out;
 }
 
 function syntaxError(value: string, valueElem: string, layoutElem: string): string {
