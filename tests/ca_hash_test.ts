@@ -101,12 +101,12 @@ const BAD: [string, () => [string[], string | undefined], string][] = [
   [
     "a truncated PEM",
     () => [["-"], fs.readFileSync(fx("test-cert.pem"), "utf8").slice(0, 200)],
-    "error: stdin: truncated PEM block (BEGIN without matching END)\n",
+    "error: stdin: no certificate found: data does not contain any valid RSA or ECDSA certificates\n",
   ],
   [
     "a private key instead of a certificate",
     () => [["-"], "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"],
-    "error: stdin: no certificate found (found EC PRIVATE KEY)\n",
+    "error: stdin: no certificate found (found EC PRIVATE KEY): data does not contain any valid RSA or ECDSA certificates\n",
   ],
   [
     "garbage",
@@ -129,4 +129,29 @@ Deno.test("CLI ca hash stops at the first bad input and prints nothing", async (
   const r = await runCli(["ca", "hash", fx("test-cert.pem"), "nope.crt"]);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
+});
+
+Deno.test("CLI ca hash reads a bundle as Go's ParseCertsPEM: invisible, skipped and fatal blocks", async () => {
+  const a = fs.readFileSync(fx("test-cert.pem"), "utf8");
+  const hA = "sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3";
+  const broken = await runCli(["ca", "hash"], {
+    stdin: a + "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+  });
+  assert.equal(broken.code, 0, broken.stderr);
+  assert.equal(broken.stdout, hA + "\n");
+  const garbage = await runCli(["ca", "hash"], {
+    stdin: a + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+  });
+  assert.equal(garbage.code, 1);
+  assert.equal(garbage.stdout, "");
+  assert.equal(garbage.stderr, "error: stdin: x509: malformed certificate\n");
+});
+
+Deno.test("CLI ca hash hashes certificates that are not CAs (a hash tool)", async () => {
+  const r = await runCli(["ca", "hash", repoPath("tests/fixtures/discovery/leaf-not-ca.pem")]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    "sha256:5f60732720988ea334544b9b719c272af86641264972d6754db5d5f688c10da4\n",
+  );
 });

@@ -85,5 +85,8 @@ Deno.test("CLI ca pin-check reports unreadable and wrong inputs with exit 1", as
     stdin: "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n",
   });
   assert.equal(b.code, 1);
-  assert.equal(b.stderr, "error: stdin: no certificate found (found RSA PRIVATE KEY)\n");
+  assert.equal(
+    b.stderr,
+    "error: stdin: no certificate found (found RSA PRIVATE KEY): data does not contain any valid RSA or ECDSA certificates\n",
+  );
 });

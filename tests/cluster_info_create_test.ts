@@ -244,3 +244,66 @@ Deno.test("CLI cluster-info create rejects bad --server, CA files and tokens", a
     cleanup();
   }
 });
+
+Deno.test("CLI cluster-info create refuses a --ca Go cannot load or that is not a CA, in one line", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const leaf = repoPath("tests/fixtures/discovery/leaf-not-ca.pem");
+    const garbage = path.join(dir, "garbage.pem");
+    fs.writeFileSync(
+      garbage,
+      fs.readFileSync(CA, "utf8") +
+        "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+    );
+    const cases: [string, string][] = [
+      [leaf, `error: ${leaf}: ca certificate is not a certificate authority\n`],
+      [garbage, `error: ${garbage}: x509: malformed certificate\n`],
+    ];
+    for (const [ca, stderr] of cases) {
+      const r = await runCli([
+        "cluster-info",
+        "create",
+        "--server",
+        "https://10.0.0.1:6443",
+        "--ca",
+        ca,
+        "--token",
+        T1,
+        ...NOW,
+      ]);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr, stderr);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cluster-info create embeds exactly the certificates Go loads from --ca", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const pem = fs.readFileSync(CA, "utf8");
+    const file = path.join(dir, "ca.pem");
+    // Text around the block and an invisible broken block: neither is embedded.
+    fs.writeFileSync(
+      file,
+      "# the cluster CA\n" + pem + "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+    );
+    const r = await runCli([
+      "cluster-info",
+      "create",
+      "--server",
+      "https://10.0.0.1:6443",
+      "--ca",
+      file,
+      ...NOW,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const cm = parseManifests(r.stdout, "out")[0] as { data: { kubeconfig: string } };
+    const b64 = /certificate-authority-data: (\S+)/.exec(cm.data.kubeconfig)![1]!;
+    assert.equal(Buffer.from(b64, "base64").toString(), pem);
+  } finally {
+    cleanup();
+  }
+});

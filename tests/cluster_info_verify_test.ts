@@ -219,3 +219,77 @@ Deno.test("CLI cluster-info verify fails with kubeadm's texts and exit 3, never 
     cleanup();
   }
 });
+
+Deno.test("CLI cluster-info verify and kubeconfig bootstrap refuse a second, unpinned cluster (exit 3, one line)", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const b64 = (f: string) => fs.readFileSync(f).toString("base64");
+    const evil = repoPath("tests/fixtures/pin/test-cert2.pem");
+    // The pinned CA sits in the unnamed cluster kubeadm uses; an attacker CA in another one
+    // that kubeadm's validateClusterCA may check instead (Go map order).
+    const kubeconfig =
+      `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority-data: ${
+        b64(CA)
+      }\n    server: https://10.0.0.1:6443\n  name: ""\n- cluster:\n    certificate-authority-data: ${
+        b64(evil)
+      }\n    server: https://10.6.6.6:6443\n  name: other\n`;
+    const sig = computeDetachedSignature(kubeconfig, "abcdef", "0123456789abcdef");
+    const file = path.join(dir, "ci.json");
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "cluster-info", namespace: "kube-public" },
+        data: { kubeconfig, "jws-kubeconfig-abcdef": sig },
+      }),
+    );
+    const why = PREFIX +
+      'cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "sha256:d1ef16989563fe7775f81a7dc55ce16a467ca9baedae2d081cb0a068b6a81971" are pinned';
+    const verify = await runCli([
+      "cluster-info",
+      "verify",
+      file,
+      "--token",
+      T1,
+      "--ca-cert-hash",
+      HASH,
+    ]);
+    assert.equal(verify.code, 3);
+    assert.equal(verify.stdout, "");
+    assert.equal(verify.stderr, `error: ${file}: ${why}\n`);
+    const out = path.join(dir, "bootstrap.conf");
+    const boot = await runCli([
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      file,
+      "--token",
+      T1,
+      "--ca-cert-hash",
+      HASH,
+      "--out",
+      out,
+    ]);
+    assert.equal(boot.code, 3);
+    assert.equal(boot.stdout, "");
+    assert.match(
+      boot.stderr,
+      /^error: [^\n]*none of the public keys "sha256:d1ef1698[0-9a-f]+" are pinned\n$/,
+    );
+    assert.equal(fs.existsSync(out), false);
+    // Unsafe and unpinned: kubeadm's cluster (the unnamed one) is taken, nothing is parsed.
+    const unsafe = await runCli([
+      "cluster-info",
+      "verify",
+      file,
+      "--token",
+      T1,
+      "--unsafe-skip-ca-verification",
+    ]);
+    assert.equal(unsafe.code, 0, unsafe.stderr);
+    assert.match(unsafe.stdout, /server: https:\/\/10\.0\.0\.1:6443/);
+  } finally {
+    cleanup();
+  }
+});

@@ -268,3 +268,29 @@ Deno.test("CLI init rejects bad input", async () => {
     assert.ok(!r.stderr.includes("0123456789"));
   }
 });
+
+Deno.test("CLI init refuses a --ca that is not a CA: one line, nothing written", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const leaf = repoPath("tests/fixtures/discovery/leaf-not-ca.pem");
+    const out = path.join(dir, "out");
+    const r = await runCli([
+      "init",
+      "--server",
+      "https://10.0.0.1:6443",
+      "--ca",
+      leaf,
+      "--token",
+      T1,
+      "--out-dir",
+      out,
+      ...NOW,
+    ]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "");
+    assert.equal(r.stderr, `error: ${leaf}: ca certificate is not a certificate authority\n`);
+    assert.equal(fs.existsSync(out), false);
+  } finally {
+    cleanup();
+  }
+});

@@ -125,3 +125,37 @@ Deno.test("CLI join-command rejects bad server, token, key and CA", async () => 
     cleanup();
   }
 });
+
+Deno.test("CLI join-command pins what Go loads from --ca and refuses a non-CA first certificate", async () => {
+  const leaf = repoPath("tests/fixtures/discovery/leaf-not-ca.pem");
+  const r = await runCli(["join-command", "--server", "10.0.0.1:6443", "--token", T, "--ca", leaf]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, `error: ${leaf}: ca certificate is not a certificate authority\n`);
+  const { dir, cleanup } = tempDir();
+  try {
+    // A CERTIFICATE block with headers is skipped by ParseCertsPEM: not pinned.
+    const file = path.join(dir, "ca.pem");
+    const other = fs.readFileSync(CA, "utf8").replace(
+      "-----\n",
+      "-----\nProc-Type: 4,ENCRYPTED\n\n",
+    );
+    fs.writeFileSync(file, fs.readFileSync(UPSTREAM_CA, "utf8").trimEnd() + "\n" + other);
+    const ok = await runCli([
+      "join-command",
+      "--server",
+      "10.0.0.1:6443",
+      "--token",
+      T,
+      "--ca",
+      file,
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(
+      ok.stdout,
+      `kubeadm join 10.0.0.1:6443 --token ${T} --discovery-token-ca-cert-hash ${UPSTREAM_HASH} \n`,
+    );
+  } finally {
+    cleanup();
+  }
+});
