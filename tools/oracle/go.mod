@@ -1,0 +1,3 @@
+module joinkit/tools/oracle
+
+go 1.19

@@ -1,0 +1,148 @@
+/**
+ * The known, intended differences between the oracle's Go (1.23.5, the
+ * newest Go on this machine) and the Go joinkit follows (1.25.x with patch
+ * fixes ≥ 1.25.5, as Kubernetes 1.33–1.35 are built). A disagreement is
+ * "intended" only when one rule below explains it exactly: the input has the
+ * property the upstream change is about (a fact main.go established), and the
+ * two verdicts differ the way that change makes them differ. Anything else
+ * is a failure. Keep this list small; never add a rule to quiet a bug.
+ *
+ * @module
+ */
+
+/** Input properties main.go reports (see its `Facts`). */
+export interface Facts {
+  negPathLen?: boolean;
+  t61High?: boolean;
+  bmpStrict?: boolean;
+  rsaSmall?: boolean;
+  rsaOddKey?: boolean;
+}
+
+/** One verdict pair and what the classifier may look at. */
+export interface Pair {
+  judgement: string;
+  // deno-lint-ignore no-explicit-any
+  go: any;
+  // deno-lint-ignore no-explicit-any
+  joinkit: any;
+  facts: Facts;
+}
+
+/** A known version difference. */
+interface Rule {
+  id: string;
+  /** Upstream reason. */
+  reason: string;
+  /**
+   * Whether the rule explains the pair; `agree` is the driver's comparison,
+   * for rules that rewrite Go's verdict into what the newer Go says.
+   */
+  applies: (p: Pair, agree: (go: unknown, joinkit: unknown) => boolean) => boolean;
+}
+
+const SHA1_SUFFIX = " (temporarily override with GODEBUG=x509sha1=1)";
+
+const errOf = (v: { ok?: boolean; err?: string; check?: string }) => v.err ?? "";
+
+const FIPS_RSA = [
+  "crypto/rsa: public modulus is even",
+  "crypto/rsa: public exponent is even",
+  "crypto/rsa: public exponent too small or negative",
+  "crypto/rsa: public exponent too large",
+];
+
+/** Name fields whose decoding changed with Go 1.25's T61String rule. */
+const NAME_FIELDS = new Set(["subjectCN", "subjectO", "issuerCN"]);
+
+/** Keys of two field maps that differ. */
+// deno-lint-ignore no-explicit-any
+export function differingFields(a: any, b: any): string[] {
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  return [...keys].filter((k) =>
+    a?.[k] !== undefined && b?.[k] !== undefined && JSON.stringify(a[k]) !== JSON.stringify(b[k])
+  );
+}
+
+export const RULES: readonly Rule[] = [
+  {
+    id: "sha1-text",
+    reason:
+      "Go 1.24 removed GODEBUG x509sha1, and with it the ' (temporarily override with GODEBUG=x509sha1=1)' suffix of InsecureAlgorithmError",
+    applies: (p, agree) => {
+      const g = JSON.stringify(p.go);
+      return g.includes(SHA1_SUFFIX) && agree(JSON.parse(g.split(SHA1_SUFFIX).join("")), p.joinkit);
+    },
+  },
+  {
+    id: "rsa1024min",
+    reason:
+      "Go 1.24 GODEBUG rsa1024min (default on): RSA keys below 1024 bits fail signature checks",
+    applies: (p) =>
+      p.facts.rsaSmall === true &&
+      /crypto\/rsa: \d+-bit keys are insecure/.test(errOf(p.joinkit) + (p.joinkit.check ?? "")),
+  },
+  {
+    id: "fips-rsa-key",
+    reason:
+      "Go 1.24 FIPS 140-3 module: RSA public keys with an even modulus, an even exponent, E<2 or E>2^31-1 fail every verification",
+    applies: (p) =>
+      p.facts.rsaOddKey === true &&
+      FIPS_RSA.some((t) => (errOf(p.joinkit) + (p.joinkit.check ?? "")).includes(t)),
+  },
+  {
+    id: "negative-pathlen",
+    reason: "Go 1.25 reads BasicConstraints pathLen as unsigned: a negative value is refused",
+    applies: (p) =>
+      p.facts.negPathLen === true && errOf(p.joinkit).includes("x509: invalid basic constraints"),
+  },
+  {
+    id: "bmp-strict",
+    reason:
+      "Go 1.25 refuses BMPStrings holding surrogates or non-characters (U+FFFE, U+FFFF, U+FDD0-FDEF)",
+    applies: (p) =>
+      p.facts.bmpStrict === true && p.go.ok === true && /BMPString/.test(errOf(p.joinkit)),
+  },
+  {
+    id: "t61-latin1",
+    reason:
+      "Go 1.25 decodes T61String bytes as Latin-1 (Go 1.23 copied the raw bytes, often invalid UTF-8)",
+    applies: (p) =>
+      p.facts.t61High === true && p.go.ok === true && p.joinkit.ok === true &&
+      differingFields(p.go.fields, p.joinkit.fields).every((k) => NAME_FIELDS.has(k)),
+  },
+  {
+    id: "excluded-wildcard",
+    reason:
+      "Go 1.24.11/1.25.5 (CVE-2025-61727, golang/go#76442): excluded DNS constraints apply to wildcard SANs",
+    applies: (p) =>
+      p.judgement === "chain" && p.go.ok === true &&
+      /DNS name "\*\.[^"]*" is excluded by constraint/.test(errOf(p.joinkit)),
+  },
+  {
+    id: "hostname-truncation",
+    reason:
+      "Go 1.24.11/1.25.5 (CVE-2025-61729, golang/go#76445): HostnameError truncates a long list of names",
+    applies: (p) => {
+      const g = errOf(p.go), j = errOf(p.joinkit);
+      const pre = "x509: certificate is valid for ";
+      return g.startsWith(pre) && j.startsWith(pre) && g.split(", ").length > 100 &&
+        g.slice(g.lastIndexOf(", not ")) === j.slice(j.lastIndexOf(", not "));
+    },
+  },
+  {
+    id: "pem-decode-rewrite",
+    reason:
+      "Go 1.24.8/1.25.2 (CVE-2025-61723) rewrote pem.Decode (END-first, last BEGIN before it); joinkit matches the model of the new algorithm",
+    applies: (p, agree) =>
+      p.judgement === "pem" && p.go.model125 !== undefined && agree(p.go.model125, p.joinkit),
+  },
+];
+
+/** The rule explaining a disagreement, or undefined when none does. */
+export function classify(
+  p: Pair,
+  agree: (go: unknown, joinkit: unknown) => boolean,
+): Rule | undefined {
+  return RULES.find((r) => r.applies(p, agree));
+}
