@@ -316,6 +316,43 @@ Deno.test("CLI kubeconfig bootstrap rejects bad --server, CA and token", async (
         /token/,
       ],
       [["--server", "https://10.0.0.1:6443", "--token", token], 2, /--ca/],
+      [
+        [
+          "--server",
+          "https://10.0.0.1:6443",
+          "--ca",
+          CA,
+          "--token",
+          token,
+          "--unsafe-skip-ca-verification",
+        ],
+        2,
+        /--unsafe-skip-ca-verification goes with --cluster-info/,
+      ],
+      [
+        [
+          "--server",
+          "https://10.0.0.1:6443",
+          "--ca",
+          repoPath("tests/fixtures/discovery/leaf-not-ca.pem"),
+          "--token",
+          token,
+        ],
+        1,
+        /leaf-not-ca\.pem: ca certificate is not a certificate authority$/m,
+      ],
+      [
+        [
+          "--server",
+          "https://10.0.0.1:6443",
+          "--ca",
+          repoPath("tests/fixtures/discovery/certs-pem/good-plus-garbage-der.pem"),
+          "--token",
+          token,
+        ],
+        1,
+        /good-plus-garbage-der\.pem: x509: malformed certificate$/m,
+      ],
     ];
     for (const [args, code, re] of cases) {
       const r = await runCli(["kubeconfig", "bootstrap", ...args]);
