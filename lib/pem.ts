@@ -50,8 +50,17 @@ function getLine(s: string, pos: number): { line: string; consumed: number } {
 
 // unicode.IsSpace, as bytes.TrimSpace uses it (JavaScript's trim() differs: it trims U+FEFF
 // and keeps U+0085).
-const GO_SPACE =
-  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const GO_SPACE = new Set([..."\t\n\v\f\r \u0085\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"]);
+const isGoSpace = (c: string) => GO_SPACE.has(c) || (c >= "\u2000" && c <= "\u200a");
+
+// bytes.TrimSpace with index loops: a regular expression anchored at `$` backtracks
+// quadratically on a long inner run of blanks (fuzz seed 1785686382: 75 s on 300,000 spaces).
+function goTrimSpace(s: string): string {
+  let a = 0, b = s.length;
+  while (a < b && isGoSpace(s[a]!)) a++;
+  while (b > a && isGoSpace(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
 
 // base64.StdEncoding.Decode after Go's removeSpacesAndTabs: `\r` and `\n` are skipped
 // anywhere, padding is required, nothing may follow it; non-zero trailing bits are
@@ -121,8 +130,8 @@ function decodeOne(s: string, from: number): { block: PemBlock; next: number } |
       if (colon < 0) break;
       setHeader(
         headers,
-        line.slice(0, colon).replace(GO_SPACE, ""),
-        line.slice(colon + 1).replace(GO_SPACE, ""),
+        goTrimSpace(line.slice(0, colon)),
+        goTrimSpace(line.slice(colon + 1)),
       );
       headerCount++;
       rest += consumed;

@@ -701,9 +701,8 @@ export async function runInProcess(argv: readonly string[]): Promise<InProcessRe
       flags,
       now,
       stdout: (t) => void (stdout += t),
-      // As main.ts prints them: each line with token secrets withheld and cut.
-      stderr: (l) =>
-        void (stderr += l.split(/\r?\n/).map((x) => diagnosticLine(x)).join("\n") + "\n"),
+      // As main.ts prints them: one line, breaks escaped, token secrets withheld, cut.
+      stderr: (l) => void (stderr += diagnosticLine(l) + "\n"),
     });
     return { code: code ?? 0, stdout, stderr };
   } catch (e) {

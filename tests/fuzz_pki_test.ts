@@ -126,7 +126,7 @@ Deno.test("parseCsrDer()/parseCsrPem() fuzz: CSRs, and their signature check", a
   });
   await fuzz<string>({
     name: "parseCsrPem",
-    samples: [S.csr, S.csr.replace(/\n/g, "\r\n"), "\uFEFF" + S.csr],
+    samples: [S.csr, S.csr.replace(/\n/g, "\r\n"), "\uFEFF\n" + S.csr],
     iterations: 500,
     run: (t) => parseCsrPem(t, "node.csr"),
   });

@@ -47,7 +47,7 @@ Deno.test("parseRfc3339() fuzz: a valid Date or a JoinkitError", async () => {
       "2024-02-29T23:59:59.999999999+05:30",
       "0001-01-01T00:00:00Z",
       "9999-12-31T23:59:59-23:59",
-      "2026-01-02t15:04:05z",
+      "2026-01-02T5:04:05,5+24:00",
     ],
     iterations: 2000,
     run: (s) => parseRfc3339(s, "--now"),
@@ -105,7 +105,8 @@ AAECAwQFBgcICQoLDA0ODw==
     samples: [
       CERT,
       CERT + CERT,
-      "\uFEFF" + CERT.replace(/\n/g, "\r\n"),
+      CERT.replace(/\n/g, "\r\n"),
+      "\uFEFF\n" + CERT.replace(/\n/g, "\r\n"),
       "text before\n" + CERT + "text after\n",
       legacy,
       encodePem("PRIVATE KEY", new Uint8Array(100).fill(7)),
@@ -116,7 +117,8 @@ AAECAwQFBgcICQoLDA0ODw==
       assert.ok(Array.isArray(r));
       for (const b of r) {
         assert.equal(typeof b.type, "string");
-        assert.ok(b.der instanceof Uint8Array && b.der.length > 0);
+        // Go's pem.Decode returns an empty body as empty bytes.
+        assert.ok(b.der instanceof Uint8Array);
         // What was decoded re-encodes and decodes to the same bytes.
         const again = decodePem(encodePem(b.type, b.der), "x")[0]!;
         assert.deepEqual(again.der, b.der);

@@ -453,7 +453,12 @@ Deno.test("CLI init without --out-dir writes no file (no private key anywhere) a
     assert.deepEqual(ours, [], "init without --out-dir wrote files");
     for (const f of files) {
       const text = fs.readFileSync(f, "latin1");
-      assert.ok(!/PRIVATE KEY/.test(text) && !leak(text, ALL), `${f} holds a secret`);
+      // The runtime's cache holds joinkit's own compiled source, which names PEM block types.
+      const isCache = f.startsWith(path.join(home, ".cache", "deno") + "/");
+      assert.ok(
+        (isCache || !/PRIVATE KEY/.test(text)) && !leak(text, ALL),
+        `${f} holds a secret`,
+      );
     }
     assert.doesNotMatch(r.stdout, /PRIVATE KEY/);
     assert.equal(leak(r.stderr, ALL), undefined);
@@ -585,7 +590,7 @@ Deno.test("redactTokens() withholds token secrets in any diagnostic, in either c
     "open abcdef.<value withheld>: no such file",
   );
   assert.equal(redactTokens(`"${FIXTURE_TOKEN.toUpperCase()}"`), '"ABCDEF.<value withheld>"');
-  assert.equal(oneLine(new Error(`x ${FIXTURE_TOKEN}\ny`)), "x abcdef.<value withheld> y");
+  assert.equal(oneLine(new Error(`x ${FIXTURE_TOKEN}\ny`)), "x abcdef.<value withheld>\\ny");
   // A cut-short or run-on ID part (a value quoted from a mangled file) is still withheld.
   assert.equal(redactTokens(`kind "Cdef.${FIXTURE_SECRET}"`), 'kind "Cdef.<value withheld>"');
   assert.equal(
