@@ -71,14 +71,9 @@ export interface RequestCheck {
  * `certificates.ParseCSR` then `CheckSignature` on request bytes: the first
  * PEM block must be a `CERTIFICATE REQUEST`; text around blocks is ignored.
  */
-export async function checkRequest(request: Uint8Array | string): Promise<RequestCheck> {
+export function checkRequest(request: Uint8Array | string): RequestCheck {
   const text = typeof request === "string" ? request : new TextDecoder().decode(request);
-  let first;
-  try {
-    first = decodePem(text, "spec.request")[0];
-  } catch {
-    first = undefined;
-  }
+  const first = decodePem(text, "spec.request")[0];
   if (!first || first.type !== "CERTIFICATE REQUEST") return { parseError: NOT_A_CSR };
   let csr: Csr;
   try {
@@ -158,8 +153,8 @@ export interface JudgeOptions {
 }
 
 /** Judges a submission (see the module comment for the order). */
-export async function judgeSubmission(s: Submission, o: JudgeOptions = {}): Promise<Judgement> {
-  const request = await checkRequest(s.request);
+export function judgeSubmission(s: Submission, o: JudgeOptions = {}): Judgement {
+  const request = checkRequest(s.request);
   const j: Judgement = {
     request,
     apiErrors: [],
@@ -225,11 +220,11 @@ export interface PemChoice {
  * Without a signer or usages the outcome is `usage`, unless the request
  * itself is already invalid. Returns the signer and usages chosen.
  */
-export async function judgePem(
+export function judgePem(
   request: Uint8Array | string,
   choice: PemChoice,
-): Promise<{ judgement: Judgement; signerName?: string; usages?: readonly string[] }> {
-  const check = await checkRequest(request);
+): { judgement: Judgement; signerName?: string; usages?: readonly string[] } {
+  const check = checkRequest(request);
   const base: Submission = {
     metadataName: "",
     generateName: "csr-",
@@ -273,7 +268,7 @@ export async function judgePem(
       ...(signerName !== undefined ? { signerName } : {}),
     };
   }
-  const judgement = await judgeSubmission({ ...base, signerName, usages });
+  const judgement = judgeSubmission({ ...base, signerName, usages });
   // A bare CSR has no approval to wait for: signing it is the user's approval.
   if (judgement.verdict.outcome === "sign") judgement.verdict = { outcome: "sign" };
   return { judgement, signerName, usages };
@@ -393,14 +388,14 @@ function describeApprover(r: CsrReport, j: Judgement, signerName: string, usages
  * Judges a CSR object for `csr inspect` (the same judgement `csr sign`
  * acts on). `requester` overrides `spec.username` for the approver.
  */
-export async function judgeObject(
+export function judgeObject(
   s: Submission & { username?: string | undefined },
   source: string,
   displayName: string,
   requester: string | undefined,
   o: JudgeOptions = {},
-): Promise<CsrReport> {
-  const j = await judgeSubmission(s, o);
+): CsrReport {
+  const j = judgeSubmission(s, o);
   const r = baseReport(source, displayName, j, requester ?? s.username);
   r.signerName = s.signerName;
   r.usages = [...s.usages];
@@ -415,13 +410,13 @@ export async function judgeObject(
 }
 
 /** Judges a bare PEM CSR for `csr inspect` (the same judgement `csr sign` acts on). */
-export async function judgePemReport(
+export function judgePemReport(
   request: Uint8Array | string,
   source: string,
   choice: PemChoice,
   requester: string | undefined,
-): Promise<CsrReport> {
-  const { judgement: j, signerName, usages } = await judgePem(request, choice);
+): CsrReport {
+  const { judgement: j, signerName, usages } = judgePem(request, choice);
   const r = baseReport(source, "", j, requester);
   if (signerName !== undefined) {
     r.signerName = signerName;
