@@ -55,6 +55,29 @@ const FIPS_RSA = [
 /** Name fields whose decoding changed with Go 1.25's T61String rule. */
 const NAME_FIELDS = new Set(["subjectCN", "subjectO", "issuerCN"]);
 
+/**
+ * Go ≥ 1.25.5's matchDomainConstraint for an excluded constraint and a
+ * wildcard SAN (golang/go#76442): both lose their leftmost label (the length
+ * test comes first), then the usual rule: empty matches all, a leading dot
+ * needs one more label, else equal or a subdomain, labels compared
+ * case-insensitively.
+ */
+export function wildcardExcluded(san: string, constraint: string): boolean {
+  if (constraint === "") return true;
+  const dot = constraint.startsWith(".");
+  let c = (dot ? constraint.slice(1) : constraint).split(".");
+  let d = san.split(".");
+  if (d.length < c.length || (dot && d.length === c.length)) return false;
+  if (d.length > 1 && c.length > 0) {
+    d = d.slice(1);
+    c = c.slice(1);
+  }
+  for (let i = 1; i <= c.length; i++) {
+    if (d[d.length - i]!.toLowerCase() !== c[c.length - i]!.toLowerCase()) return false;
+  }
+  return true;
+}
+
 /** Keys of two field maps that differ. */
 // deno-lint-ignore no-explicit-any
 export function differingFields(a: any, b: any): string[] {
@@ -99,9 +122,11 @@ export const RULES: readonly Rule[] = [
   {
     id: "bmp-strict",
     reason:
-      "Go 1.25 refuses BMPStrings holding surrogates or non-characters (U+FFFE, U+FFFF, U+FDD0-FDEF)",
+      "Go 1.25 refuses BMPStrings holding surrogates or non-characters (U+FFFE, U+FFFF, U+FDD0-FDEF); a certificate that no longer parses changes any verdict built on it",
     applies: (p) =>
-      p.facts.bmpStrict === true && p.go.ok === true && /BMPString/.test(errOf(p.joinkit)),
+      p.facts.bmpStrict === true && /invalid BMPString/.test(errOf(p.joinkit)) &&
+      (p.go.ok === true || p.judgement === "chain" ||
+        errOf(p.go).startsWith("x509: invalid RDNSequence")),
   },
   {
     id: "t61-latin1",
@@ -112,12 +137,34 @@ export const RULES: readonly Rule[] = [
       differingFields(p.go.fields, p.joinkit.fields).every((k) => NAME_FIELDS.has(k)),
   },
   {
+    id: "t61-latin1-quoted",
+    reason:
+      "Go 1.25 decodes T61String bytes as Latin-1, so a name Go 1.23 quoted as \\xNN (raw byte) is quoted as the Latin-1 character",
+    applies: (p, agree) => {
+      if (p.facts.t61High !== true) return false;
+      // Go's %q of the Latin-1 character: printable as itself, else \u00XX.
+      const requote = (_: string, h: string) => {
+        const c = parseInt(h, 16);
+        return c < 0xa0 || c === 0xa0 || c === 0xad
+          ? "\\\\u00" + h.toLowerCase()
+          : String.fromCharCode(c);
+      };
+      const g = JSON.stringify(p.go).replace(/\\\\x([89a-fA-F][0-9a-fA-F])/g, requote);
+      return g !== JSON.stringify(p.go) && agree(JSON.parse(g), p.joinkit);
+    },
+  },
+  {
     id: "excluded-wildcard",
     reason:
       "Go 1.24.11/1.25.5 (CVE-2025-61727, golang/go#76442): excluded DNS constraints apply to wildcard SANs",
-    applies: (p) =>
-      p.judgement === "chain" && p.go.ok === true &&
-      /DNS name "\*\.[^"]*" is excluded by constraint/.test(errOf(p.joinkit)),
+    // Go 1.23 never applies the rule, so its verdict may be anything (another SAN or
+    // another check fails first); the rule is re-checked here on joinkit's message.
+    applies: (p) => {
+      const m = /DNS name "(\*\.[^"]*)" is excluded by constraint "([^"]*)"$/.exec(
+        errOf(p.joinkit),
+      );
+      return p.judgement === "chain" && m !== null && wildcardExcluded(m[1]!, m[2]!);
+    },
   },
   {
     id: "hostname-truncation",

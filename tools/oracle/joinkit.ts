@@ -221,8 +221,10 @@ export async function judgePem(data: Uint8Array): Promise<PemVerdict | Unavailab
   const decode = fn(pem, "decodePemBlocks", "decodePem");
   const parseCerts = fn(certsource, "parseCertsPem", "parseCertsPEM");
   if (!decode) return { unavailable: "lib/pem.ts decodePem" };
-  // Callers hand these functions text read as UTF-8 unless they take bytes.
-  const text = new TextDecoder().decode(data);
+  // Bytes as one character each (what lib/certsource.ts does with bytes); block
+  // types go back to UTF-8 for comparison with Go's JSON.
+  const text = Buffer.from(data).toString("latin1");
+  const utf8Type = (t: string) => new TextDecoder().decode(Buffer.from(t, "latin1"));
   const v: PemVerdict = { ok: false, err: "", certs: [], blocks: [] };
   try {
     // deno-lint-ignore no-explicit-any
@@ -230,7 +232,7 @@ export async function judgePem(data: Uint8Array): Promise<PemVerdict | Unavailab
     v.blocks = blocks.map((b) => {
       const bytes: Uint8Array = b.der ?? b.bytes;
       return {
-        type: b.type,
+        type: utf8Type(b.type),
         headers: b.headers instanceof Map ? b.headers.size : Object.keys(b.headers ?? {}).length,
         len: bytes.length,
         sha: certId(bytes),

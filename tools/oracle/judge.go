@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
@@ -269,13 +270,17 @@ func certFacts(c *x509.Certificate, f *Facts, withKeys bool) {
 		if !e.Id.Equal(asn1.ObjectIdentifier{2, 5, 29, 19}) {
 			continue
 		}
-		var bc struct {
-			IsCA bool     `asn1:"optional"`
-			Len  *big.Int `asn1:"optional"`
-		}
-		if _, err := asn1.Unmarshal(e.Value, &bc); err == nil && bc.Len != nil && bc.Len.Sign() < 0 {
-			f.NegPathLen = true
-		}
+		negativePathLen(e.Value, f)
+	}
+}
+
+func negativePathLen(value []byte, f *Facts) {
+	var bc struct {
+		IsCA bool     `asn1:"optional"`
+		Len  *big.Int `asn1:"optional"`
+	}
+	if _, err := asn1.Unmarshal(value, &bc); err == nil && bc.Len != nil && bc.Len.Sign() < 0 {
+		f.NegPathLen = true
 	}
 }
 
@@ -317,6 +322,12 @@ func scanDER(b []byte, f *Facts) {
 			}
 		}
 		if rv.IsCompound {
+			var ext pkix.Extension
+			if rv.Tag == 16 {
+				if _, err := asn1.Unmarshal(rv.FullBytes, &ext); err == nil && ext.Id.Equal(asn1.ObjectIdentifier{2, 5, 29, 19}) {
+					negativePathLen(ext.Value, f)
+				}
+			}
 			scanDER(rv.Bytes, f)
 		} else if rv.Class == 0 && rv.Tag == 4 || rv.Class == 0 && rv.Tag == 3 && len(rv.Bytes) > 1 {
 			// Extension values are OCTET STRINGs holding DER.
