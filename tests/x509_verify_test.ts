@@ -15,7 +15,13 @@ import {
   verify,
   verifyHostname,
 } from "../lib/x509_verify.ts";
-import { checkSignature, rsaPublicKeyError } from "../lib/x509_signature.ts";
+import {
+  checkSignature,
+  ecdsaVerifyDigest,
+  parseEcdsaSignature,
+  rsaPublicKeyError,
+} from "../lib/x509_signature.ts";
+import { readTlv } from "../lib/der.ts";
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures", "verify");
 
@@ -373,6 +379,167 @@ Deno.test("verify() is fast enough for fleets: 2,000 ECDSA chains well under 10 
 });
 
 // ---------------------------------------------------------------------------
+// ECDSA with a digest shorter than half the field size. Deno's node:crypto
+// refuses such prehashes (SHA-1 on P-384/P-521, SHA-256 on P-521) and says
+// "false"; Go (and OpenSSL) verify them. CSRs made by openssl; verdicts from
+// Go 1.23.5 `CertificateRequest.CheckSignature` (no 1.25 change applies).
+
+/** [what, CSR DER base64]; Go: CheckSignature() == nil for each. */
+const SHORT_DIGEST_CSRS: [string, string][] = [
+  [
+    "P-384, ECDSA-SHA1",
+    "MIIBCjCBkwIBADAUMRIwEAYDVQQDDAlwMzg0LXNoYTEwdjAQBgcqhkjOPQIBBgUrgQQAIgNiAAQvWyWITOJd4HOa" +
+    "K5zkfZanXOmazADPshqocwZnwTrxK0ADqFDC39BNclMoTkCsd/CWYfzwJ0XnzwPW2KBs+VbFiEcjz9SmgD4dze8/" +
+    "CyNh4mZPSLqjZGDXsu3mQFdq5uSgADAJBgcqhkjOPQQBA2cAMGQCMHDcH6b+7tl/sh4sykE297YqN4bgY6o2pVGt" +
+    "7fXfKsk4iWPzDOmeONFm+toaH/8REwIwRXM2Fse0tONNFbXNVP5FmfPINCM5o5AlrskopfBypwLTxt0egzj2KP7n" +
+    "Oy736F42",
+  ],
+  [
+    "P-521, ECDSA-SHA1",
+    "MIIBVTCBuQIBADAUMRIwEAYDVQQDDAlwNTIxLXNoYTEwgZswEAYHKoZIzj0CAQYFK4EEACMDgYYABAHM2MFZ35v+" +
+    "ec9X3E8hHLsLlAB1b5vRRY/+9KRIkr4FxKKxuYBlwxlFPrRQwzHGRUIqeFYYHP6WyiBZgZOHMtoE3gDLttzOWqwY" +
+    "TaF3Ab+L4GpdZkXnc8smU4sUrLZZytuO9ukXYyA6wMeQjP8qwKqVrDmh8CY6Vllw6ElPHUcFQlQMxqAAMAkGByqG" +
+    "SM49BAEDgYsAMIGHAkIBfLK4/y7Ts6RGz5dP5VI2iXjfdA/TtONvkZ8J7iLOb1JeArx1J3AwOhrvteBi0eazSdh9" +
+    "Pco6F1IdsYvBHq2sDNMCQWBVSJr4bOEpbIkSW1HF67MwLep0OWvN+zOZjnmvQXpAEPTOkzxAz+9z+3ocUU7qpoE8" +
+    "C8uQKQrumQW0qrM/oYVF",
+  ],
+  [
+    "P-521, ECDSA-SHA256",
+    "MIIBWTCBuwIBADAWMRQwEgYDVQQDDAtwNTIxLXNoYTI1NjCBmzAQBgcqhkjOPQIBBgUrgQQAIwOBhgAEAczYwVnf" +
+    "m/55z1fcTyEcuwuUAHVvm9FFj/70pEiSvgXEorG5gGXDGUU+tFDDMcZFQip4Vhgc/pbKIFmBk4cy2gTeAMu23M5a" +
+    "rBhNoXcBv4vgal1mRedzyyZTixSstlnK24726RdjIDrAx5CM/yrAqpWsOaHwJjpWWXDoSU8dRwVCVAzGoAAwCgYI" +
+    "KoZIzj0EAwIDgYwAMIGIAkIBqORr6zDDRtea3xRrafkOMzEsWVqYJQstTIjRHPWBXGv2RyTPDlgAVszzQ/k8IZSv" +
+    "++SE9q4Qe4c+9cmyPHBY2BgCQgDFYLdv5fJF6iLl7dTJWorJPLCeoQIwz704jRnuSUnrVFENpaNGNSdwbbpe/sSn" +
+    "Zus6/Z2p7OeHj8Xedwtt5i+sqg==",
+  ],
+];
+
+/** The signed TBS, the signature and the SPKI of a DER CSR (no CSR parser needed). */
+function csrParts(der: Uint8Array): { tbs: Uint8Array; signature: Uint8Array; spki: Uint8Array } {
+  const outer = readTlv(der, 0);
+  const tbs = readTlv(der, outer.contentStart, outer.end);
+  const alg = readTlv(der, tbs.end, outer.end);
+  const sig = readTlv(der, alg.end, outer.end);
+  const version = readTlv(der, tbs.contentStart, tbs.end);
+  const subject = readTlv(der, version.end, tbs.end);
+  const spki = readTlv(der, subject.end, tbs.end);
+  return {
+    tbs: der.subarray(tbs.start, tbs.end),
+    signature: der.subarray(sig.contentStart + 1, sig.end),
+    spki: der.subarray(spki.start, spki.end),
+  };
+}
+
+for (const [what, b64] of SHORT_DIGEST_CSRS) {
+  Deno.test(`checkSignature() ECDSA CSR ${what} verifies as in Go; a changed TBS does not`, () => {
+    const p = csrParts(Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0)));
+    const alg = what.slice(what.indexOf(" ") + 1);
+    assert.equal(checkSignature(alg, p.tbs, p.signature, "ECDSA", p.spki, true), undefined);
+    const tampered = p.tbs.slice();
+    tampered[tampered.length - 1]! ^= 1;
+    assert.equal(
+      checkSignature(alg, tampered, p.signature, "ECDSA", p.spki, true),
+      "x509: ECDSA verification failure",
+    );
+    // Chains refuse SHA-1 before any key is looked at.
+    if (alg === "ECDSA-SHA1") {
+      assert.equal(
+        checkSignature(alg, p.tbs, p.signature, "ECDSA", p.spki, false),
+        "x509: cannot verify signature: insecure algorithm ECDSA-SHA1",
+      );
+    }
+  });
+}
+
+// A P-521 root and intermediate signing with ECDSA-SHA256 (Go 1.23.5 Verify: ok,
+// one chain; this failed with "ECDSA verification failure" before).
+const P521_ROOT = `-----BEGIN CERTIFICATE-----
+MIIB4jCCAUSgAwIBAgIBCjAKBggqhkjOPQQDAjAVMRMwEQYDVQQDEwpQLTUyMSBS
+b290MB4XDTIwMDEwMTAwMDAwMFoXDTMwMDEwMTAwMDAwMFowFTETMBEGA1UEAxMK
+UC01MjEgUm9vdDCBmzAQBgcqhkjOPQIBBgUrgQQAIwOBhgAEAPWxLqMY7QPsYcxc
+DalZeqmwDO+BbSLHuoWRaESx5NItE15GLVY60tD6PYHr1eQTsPzlEF2xLFchmiEl
+8Gb6vl2pAJlGTK2TkL0MsIM0NEqFEv4R/cRquz2iJbFiTGTw5ZO5pIC5eUadu0sj
+c6MSqM00lhvPDUHLjsQ07C5BLa6faXbUo0IwQDAOBgNVHQ8BAf8EBAMCAgQwDwYD
+VR0TAQH/BAUwAwEB/zAdBgNVHQ4EFgQU/tmN7HQsXbP4Mm8yQaEKxDU4IxAwCgYI
+KoZIzj0EAwIDgYsAMIGHAkIBiaF24vPDu6GBsK48bDpAyRdo8JLd+ZTM2UHZB7ws
+Tu95kdJ3EY0JLAH9D0WCynWmimPWzecD+xQdgXgHy8ejFtQCQVb63YwTiDg9roq/
+hvDppyp1oZZrqUS5ctnrhoUjQ6aR13l41TutnTnRAxZLHsg7jtLoHNOD6tV+a1m2
+a8CxLEbr
+-----END CERTIFICATE-----
+`;
+const P521_INTERMEDIATE = `-----BEGIN CERTIFICATE-----
+MIICDDCCAW2gAwIBAgIBCzAKBggqhkjOPQQDAjAVMRMwEQYDVQQDEwpQLTUyMSBS
+b290MB4XDTIwMDEwMTAwMDAwMFoXDTMwMDEwMTAwMDAwMFowHTEbMBkGA1UEAxMS
+UC01MjEgSW50ZXJtZWRpYXRlMIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQAziE+
+j/+4RdiKOyQsQ3zcxGLTo4TOfjtg7qMDA32K7+BVPA9HA7Ss/FWguo4iISKKvm+L
+NEXsz4Zm7KQwewmK/C8ALbWV9ZQL4CZraINbo35ZgzzAcHZGAIAGOohUy0IYWJ0d
+VL2fVO1xkuZz6ajwkU2LvBT4WlSTeI0f1LI9cNpMW1GjYzBhMA4GA1UdDwEB/wQE
+AwICBDAPBgNVHRMBAf8EBTADAQH/MB0GA1UdDgQWBBRvjA0CJ3A+uNGJm+waxL42
+IfMq9DAfBgNVHSMEGDAWgBT+2Y3sdCxds/gybzJBoQrENTgjEDAKBggqhkjOPQQD
+AgOBjAAwgYgCQgFl+aexWjjn3uKHkhCtJ3FVnwslz/mIKj8aKsK1EHOiy0exNMRz
+75RreTYhWQw/HDLzNeIztFv5r5YMAZUgoFMZbQJCAXIE/2f+ieEs9IPB2xhIW6Un
+s4gBDtCb6tb0t9cknVyIWkuOZy0oDoBI13o+/yuGnDXy08t+o58tRFM90Q/rCMl9
+-----END CERTIFICATE-----
+`;
+const P521_LEAF = `-----BEGIN CERTIFICATE-----
+MIIBujCCARugAwIBAgIBDDAKBggqhkjOPQQDAjAdMRswGQYDVQQDExJQLTUyMSBJ
+bnRlcm1lZGlhdGUwHhcNMjAwMTAxMDAwMDAwWhcNMzAwMTAxMDAwMDAwWjAUMRIw
+EAYDVQQDEwlwNTIxIGxlYWYwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARaDKaf
+FWrH6Bp6ZOUnNm6anIpsq1OCj/E1KQL2GSNdJn32ES5qo+HnsmrfIQ+D0ll4t577
+sH2E2Cut0LeE4a03o1UwUzATBgNVHSUEDDAKBggrBgEFBQcDATAfBgNVHSMEGDAW
+gBRvjA0CJ3A+uNGJm+waxL42IfMq9DAbBgNVHREEFDASghBsZWFmLmV4YW1wbGUu
+Y29tMAoGCCqGSM49BAMCA4GMADCBiAJCAQMxaAnYzb0Dh5xONN48IVrqBOH6GeNy
+TEuBkJ3fo6fZz2yTOjq/nOMnA/LYZZM9NZHds1qze6PUv6pl0U3kRyyAAkIBwNMV
+1+mED8nsLQE/t+z9noUg1p7h3Ec8oisGrnHPxu+/sOqAQUFrM2oNnLmv6hMWsWch
+YJVhZ8UATg2Q8suoa7g=
+-----END CERTIFICATE-----
+`;
+
+Deno.test("verify() a P-521 CA signing with ECDSA-SHA256: ok, as in Go", () => {
+  const r = verify(certs([P521_LEAF])[0]!, {
+    roots: certs([P521_ROOT]),
+    intermediates: certs([P521_INTERMEDIATE]),
+    currentTime: new Date("2025-06-01T00:00:00Z"),
+    keyUsages: ["ServerAuth"],
+    dnsName: "leaf.example.com",
+  });
+  assert.equal(r.ok ? "ok" : r.error, "ok");
+  assert.deepEqual(
+    r.ok && r.chains.map((ch) => ch.map((c) => c.subject.commonName)),
+    [["p521 leaf", "P-521 Intermediate", "P-521 Root"]],
+  );
+});
+
+// Go's parseSignature: one SEQUENCE of two minimal, non-negative INTEGERs, nothing after.
+const ECDSA_SIGS: [string, number[], boolean][] = [
+  ["well formed", [0x30, 6, 2, 1, 1, 2, 1, 2], true],
+  ["leading 00 where the value needs it", [0x30, 7, 2, 2, 0, 0x80, 2, 1, 2], true],
+  ["trailing byte after the SEQUENCE", [0x30, 6, 2, 1, 1, 2, 1, 2, 0], false],
+  ["a third INTEGER", [0x30, 9, 2, 1, 1, 2, 1, 2, 2, 1, 3], false],
+  ["one INTEGER", [0x30, 3, 2, 1, 1], false],
+  ["non-minimal INTEGER", [0x30, 7, 2, 2, 0, 1, 2, 1, 2], false],
+  ["negative INTEGER", [0x30, 6, 2, 1, 0x81, 2, 1, 2], false],
+  ["empty INTEGER", [0x30, 5, 2, 0, 2, 1, 2], false],
+  ["long-form length under 128", [0x30, 0x81, 6, 2, 1, 1, 2, 1, 2], false],
+  ["SET instead of SEQUENCE", [0x31, 6, 2, 1, 1, 2, 1, 2], false],
+  ["indefinite length", [0x30, 0x80, 2, 1, 1, 2, 1, 2, 0, 0], false],
+];
+for (const [what, bytes, ok] of ECDSA_SIGS) {
+  Deno.test(`parseEcdsaSignature() ${what}: ${ok ? "parsed" : "refused"}`, () => {
+    assert.equal(parseEcdsaSignature(Uint8Array.from(bytes)) !== undefined, ok);
+  });
+}
+
+Deno.test("ecdsaVerifyDigest() r or s outside [1, n-1] fails before any arithmetic", () => {
+  const p = csrParts(Uint8Array.from(atob(SHORT_DIGEST_CSRS[1]![1]), (ch) => ch.charCodeAt(0)));
+  const n521 = (1n << 521n) - 0x5ae79787c40d069948033feb708f65a2fc44a36477663b851449048e16ec79bf7n;
+  const digest = new Uint8Array(20);
+  for (const [r, s] of [[0n, 1n], [1n, 0n], [n521, 1n], [1n, n521]]) {
+    assert.equal(ecdsaVerifyDigest(p.spki, digest, r!, s!), false);
+  }
+});
+
+// ---------------------------------------------------------------------------
 // openssl as an independent reference for a few verdicts
 
 const hasOpenssl = spawnSync("openssl", ["version"]).status === 0;
@@ -420,6 +587,62 @@ for (const name of OPENSSL_CASES) {
           currentTime: new Date(c.time),
         });
         assert.equal(ours.ok, r.status === 0, String(r.stdout) + String(r.stderr));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  });
+}
+
+const EC_ALGS: [string, string][] = [
+  ["sha1", "ECDSA-SHA1"],
+  ["sha256", "ECDSA-SHA256"],
+  ["sha384", "ECDSA-SHA384"],
+  ["sha512", "ECDSA-SHA512"],
+];
+for (const curve of ["secp224r1", "prime256v1", "secp384r1", "secp521r1"]) {
+  Deno.test({
+    name: `checkSignature() ECDSA agrees with openssl dgst -sign on ${curve}, every hash`,
+    ignore: !hasOpenssl,
+    fn() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "jk-ecdsa-"));
+      const f = (n: string) => path.join(dir, n);
+      try {
+        spawnSync("openssl", ["ecparam", "-name", curve, "-genkey", "-noout", "-out", f("k.pem")]);
+        spawnSync("openssl", [
+          "ec",
+          "-in",
+          f("k.pem"),
+          "-pubout",
+          "-outform",
+          "DER",
+          "-out",
+          f("p.der"),
+        ]);
+        const spki = new Uint8Array(fs.readFileSync(f("p.der")));
+        for (const [hash, alg] of EC_ALGS) {
+          const msg = new TextEncoder().encode(`signed with ${alg} on ${curve}`);
+          fs.writeFileSync(f("msg"), msg);
+          const r = spawnSync("openssl", [
+            "dgst",
+            `-${hash}`,
+            "-sign",
+            f("k.pem"),
+            "-out",
+            f("sig"),
+            f("msg"),
+          ]);
+          assert.equal(r.status, 0, String(r.stderr));
+          const sig = new Uint8Array(fs.readFileSync(f("sig")));
+          assert.equal(checkSignature(alg, msg, sig, "ECDSA", spki, true), undefined, alg);
+          const other = msg.slice();
+          other[0]! ^= 1;
+          assert.equal(
+            checkSignature(alg, other, sig, "ECDSA", spki, true),
+            "x509: ECDSA verification failure",
+            alg,
+          );
+        }
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
