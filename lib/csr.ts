@@ -14,19 +14,20 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import {
   Asn1Error,
-  asn1Structure,
   asn1Syntax,
+  GO_PARAMS_TAG,
   goAlgorithmIdentifier,
   type GoElement,
   goField,
   goParseBitString,
+  goParseBool,
+  goParseGeneralizedTime,
   goParseInt64,
   goParseOid,
+  goParseUtcTime,
   goRawValue,
-  goTagAndLength,
+  goSequenceOf,
   latin1,
-  parseGeneralizedTime,
-  parseUtcTime,
 } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { decodePem, encodePem } from "./pem.ts";
@@ -93,24 +94,19 @@ export const NOT_A_CSR = "PEM block type must be CERTIFICATE REQUEST";
 
 const isPrintableAsn1 = (c: Uint8Array) => c.every(isPrintableByte);
 
-/** encoding/asn1's GeneralizedTime layout `20060102150405.999999999Z0700` with its round trip. */
-function goAsn1GeneralizedTimeValid(c: Uint8Array): boolean {
-  const s = latin1(c);
-  const m = /^(\d{14})(?:\.(\d{1,9}))?(Z|[+-]\d{4})$/.exec(s);
-  if (!m || (m[2] !== undefined && m[2].endsWith("0"))) return false;
-  return parseGeneralizedTime(new TextEncoder().encode(m[1]! + m[3]!)) !== undefined;
-}
-
 /**
- * encoding/asn1's decoding of an `any` attribute value: the string for the
- * string types, `undefined` for every other value (INTEGER, OID, times, …
- * and unknown types, which Go leaves nil); throws encoding/asn1's error for
- * a malformed value of a type it decodes.
+ * encoding/asn1's decoding of an `any` value (Go 1.25): the string for the
+ * string types, `undefined` for every other value (BOOLEAN, INTEGER, OID,
+ * times, … and unknown types, which Go leaves nil); throws encoding/asn1's
+ * error for a malformed value of a type it decodes.
  */
 function goAnyValue(b: Uint8Array, e: GoElement): string | undefined {
   if (e.compound || e.cls !== 0) return undefined;
   const c = b.subarray(e.contentStart, e.end);
   switch (e.tag) {
+    case 1: // Go 1.24+ (golang/go#68241)
+      goParseBool(c);
+      return undefined;
     case 19:
       if (!isPrintableAsn1(c)) throw asn1Syntax("PrintableString contains invalid character");
       return latin1(c);
@@ -129,11 +125,6 @@ function goAnyValue(b: Uint8Array, e: GoElement): string | undefined {
       if (t === undefined) throw new Asn1Error("asn1: invalid UTF-8 string");
       return t;
     }
-    case 30: {
-      const t = decodeBmp(c);
-      if (t === undefined) throw new Asn1Error("invalid BMPString");
-      return t;
-    }
     case 2:
       goParseInt64(c);
       return undefined;
@@ -144,49 +135,19 @@ function goAnyValue(b: Uint8Array, e: GoElement): string | undefined {
       goParseOid(c);
       return undefined;
     case 23:
-      if (!parseUtcTime(c)) {
-        throw new Asn1Error(
-          `asn1: time did not serialize back to the original value and may be invalid: given ${
-            JSON.stringify(latin1(c))
-          }`,
-        );
-      }
+      goParseUtcTime(c);
       return undefined;
     case 24:
-      if (!goAsn1GeneralizedTimeValid(c)) {
-        throw new Asn1Error(
-          `asn1: time did not serialize back to the original value and may be invalid: given ${
-            JSON.stringify(latin1(c))
-          }`,
-        );
-      }
+      goParseGeneralizedTime(c);
       return undefined;
+    case 30: {
+      // Go 1.25's text; Go 1.23 said "pkcs12: odd-length BMP string" for odd lengths.
+      const t = decodeBmp(c);
+      if (t === undefined) throw new Asn1Error("invalid BMPString");
+      return t;
+    }
   }
   return undefined;
-}
-
-/**
- * encoding/asn1's SEQUENCE OF / SET OF over `[start, end)`: every element's
- * header is read first (each must be universal with the element type's tag
- * when `elem` is given; any element for RawValue), then the elements.
- */
-function goSequenceOf(
-  b: Uint8Array,
-  start: number,
-  end: number,
-  elem: { tag: number; compound: boolean } | undefined,
-): GoElement[] {
-  const out: GoElement[] = [];
-  for (let off = start; off < end;) {
-    const t = goTagAndLength(b, off, end);
-    if (elem && (t.cls !== 0 || t.compound !== elem.compound || t.tag !== elem.tag)) {
-      throw asn1Structure("sequence tag mismatch");
-    }
-    if (t.end > end) throw asn1Syntax("truncated sequence");
-    out.push(t);
-    off = t.end;
-  }
-  return out;
 }
 
 /** `asn1.Unmarshal` into `pkix.RDNSequence`, then `FillFromRDNSequence`. */
@@ -201,6 +162,7 @@ function goCsrSubject(b: Uint8Array): Name {
         tag: 6,
         compound: false,
         what: "ObjectIdentifier",
+        base: atv.contentStart,
       })!;
       const oid = goParseOid(b.subarray(o.contentStart, o.end));
       const v = goRawValue(b, o.end, atv.end);
@@ -213,26 +175,32 @@ function goCsrSubject(b: Uint8Array): Name {
 
 /** `asn1.Unmarshal` into `[]pkix.Extension` (trailing bytes after the list ignored, as Go does). */
 function goExtensionList(b: Uint8Array): Extension[] {
-  const seq = goField(b, 0, b.length, { tag: 16, compound: true, what: "[]pkix.Extension" })!;
+  // An unnamed slice type: its reflect Name() is "".
+  const seq = goField(b, 0, b.length, { tag: 16, compound: true, what: "" })!;
   const out: Extension[] = [];
   for (const e of goSequenceOf(b, seq.contentStart, seq.end, { tag: 16, compound: true })) {
-    const o = goField(b, e.contentStart, e.end, {
+    const base = e.contentStart;
+    const o = goField(b, base, e.end, {
       tag: 6,
       compound: false,
       what: "ObjectIdentifier",
+      base,
     })!;
     const oid = goParseOid(b.subarray(o.contentStart, o.end));
     let off = o.end;
     let critical = false;
-    const c = goField(b, off, e.end, { tag: 1, compound: false, optional: true, what: "bool" });
+    const c = goField(b, off, e.end, {
+      tag: 1,
+      compound: false,
+      optional: true,
+      what: "bool",
+      base,
+    });
     if (c) {
-      if (c.end - c.contentStart !== 1 || (b[c.contentStart] !== 0 && b[c.contentStart] !== 0xff)) {
-        throw asn1Syntax("invalid boolean");
-      }
-      critical = b[c.contentStart] === 0xff;
+      critical = goParseBool(b.subarray(c.contentStart, c.end));
       off = c.end;
     }
-    const v = goField(b, off, e.end, { tag: 4, compound: false, what: "[]uint8" })!;
+    const v = goField(b, off, e.end, { tag: 4, compound: false, what: "", base })!;
     out.push({ oid, critical, value: b.subarray(v.contentStart, v.end) });
   }
   return out;
@@ -257,7 +225,7 @@ function goCsrExtensions(b: Uint8Array, attrs: GoElement[]): Extension[] {
         what: "ObjectIdentifier",
       })!;
       id = goParseOid(b.subarray(o.contentStart, o.end));
-      const set = goField(b, o.end, seq.end, { tag: 17, compound: true, what: "[]asn1.RawValue" })!;
+      const set = goField(b, o.end, seq.end, { tag: 17, compound: true, what: "" })!;
       values = goSequenceOf(b, set.contentStart, set.end, undefined);
     } catch {
       continue; // Go ignores attributes that do not parse
@@ -278,9 +246,11 @@ function goCsrExtensions(b: Uint8Array, attrs: GoElement[]): Extension[] {
 
 /**
  * Parses a DER PKCS#10 request exactly as Go 1.25's
- * `x509.ParseCertificateRequest` does (encoding/asn1 DER rules, then the
- * public key, subject and requested extensions). Throws `InputError`s with
- * Go's text, without the input's name; callers prefix it.
+ * `x509.ParseCertificateRequest` does (`asn1.Unmarshal` into
+ * `certificateRequest`, then the public key, subject and requested
+ * extensions). Throws `InputError`s with Go's text, without the input's
+ * name; callers prefix it. Error offsets (`@N`) are relative to the slice
+ * encoding/asn1 was parsing, as Go's are.
  */
 export function parseCsrDer(der: Uint8Array): Csr {
   const b = der;
@@ -289,31 +259,54 @@ export function parseCsrDer(der: Uint8Array): Csr {
     tag: 16,
     compound: true,
     what: "tbsCertificateRequest",
+    base: req.contentStart,
   })!;
-  const version = goField(b, tbsEl.contentStart, tbsEl.end, {
-    tag: 2,
-    compound: false,
-    what: "int",
-  })!;
+  const tb = tbsEl.contentStart;
+  const version = goField(b, tb, tbsEl.end, { tag: 2, compound: false, what: "int", base: tb })!;
   goParseInt64(b.subarray(version.contentStart, version.end));
   const subjectEl = goRawValue(b, version.end, tbsEl.end);
   const pki = goField(b, subjectEl.end, tbsEl.end, {
     tag: 16,
     compound: true,
     what: "publicKeyInfo",
+    base: tb,
   })!;
-  const alg = goAlgorithmIdentifier(b, pki.contentStart, pki.end, "AlgorithmIdentifier");
-  const keyBitsEl = goField(b, alg.end, pki.end, { tag: 3, compound: false, what: "BitString" })!;
+  const alg = goAlgorithmIdentifier(
+    b,
+    pki.contentStart,
+    pki.end,
+    "AlgorithmIdentifier",
+    pki.contentStart,
+  );
+  const keyBitsEl = goField(b, alg.end, pki.end, {
+    tag: 3,
+    compound: false,
+    what: "BitString",
+    base: pki.contentStart,
+  })!;
   const keyBits = goParseBitString(b.subarray(keyBitsEl.contentStart, keyBitsEl.end));
   const attrsEl = goField(b, pki.end, tbsEl.end, {
     cls: 2,
     tag: 0,
     compound: true,
-    what: "[]asn1.RawValue",
+    what: "",
+    base: tb,
+    params: GO_PARAMS_TAG,
   })!;
   const attrs = goSequenceOf(b, attrsEl.contentStart, attrsEl.end, undefined);
-  const sigAi = goAlgorithmIdentifier(b, tbsEl.end, req.end, "AlgorithmIdentifier");
-  const sigEl = goField(b, sigAi.end, req.end, { tag: 3, compound: false, what: "BitString" })!;
+  const sigAi = goAlgorithmIdentifier(
+    b,
+    tbsEl.end,
+    req.end,
+    "AlgorithmIdentifier",
+    req.contentStart,
+  );
+  const sigEl = goField(b, sigAi.end, req.end, {
+    tag: 3,
+    compound: false,
+    what: "BitString",
+    base: req.contentStart,
+  })!;
   const sig = goParseBitString(b.subarray(sigEl.contentStart, sigEl.end));
   if (req.end !== b.length) throw asn1Syntax("trailing data");
 

@@ -435,6 +435,79 @@ export function latin1(c: Uint8Array): string {
 }
 
 // ---------------------------------------------------------------------------
+// Go's `%q` (strconv.Quote) over raw bytes: what Go prints for a `string`
+// built from bytes, where invalid UTF-8 shows as `\xNN`.
+
+/** `strconv.IsPrint` for a non-ASCII rune (Unicode L, M, N, P, S). */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+const GO_ESCAPES: Record<number, string> = {
+  7: "\\a",
+  8: "\\b",
+  12: "\\f",
+  10: "\\n",
+  13: "\\r",
+  9: "\\t",
+  11: "\\v",
+};
+
+/** `utf8.DecodeRune`: [rune, size]; rune -1 (with size 1) for an invalid byte. */
+function goDecodeRune(b: Uint8Array, i: number): [number, number] {
+  const b0 = b[i]!;
+  if (b0 < 0x80) return [b0, 1];
+  const cont = (k: number) => {
+    const x = b[i + k];
+    return x !== undefined && x >= 0x80 && x <= 0xbf ? x & 0x3f : -1;
+  };
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    const c1 = cont(1);
+    return c1 < 0 ? [-1, 1] : [((b0 & 0x1f) << 6) | c1, 2];
+  }
+  if (b0 >= 0xe0 && b0 <= 0xef) {
+    const c1 = cont(1), c2 = cont(2);
+    if (c1 < 0 || c2 < 0) return [-1, 1];
+    const cp = ((b0 & 0x0f) << 12) | (c1 << 6) | c2;
+    return cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) ? [-1, 1] : [cp, 3];
+  }
+  if (b0 >= 0xf0 && b0 <= 0xf4) {
+    const c1 = cont(1), c2 = cont(2), c3 = cont(3);
+    if (c1 < 0 || c2 < 0 || c3 < 0) return [-1, 1];
+    const cp = ((b0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3;
+    return cp < 0x10000 || cp > 0x10ffff ? [-1, 1] : [cp, 4];
+  }
+  return [-1, 1];
+}
+
+/**
+ * Go's `%q` of a string holding these bytes (`strconv.Quote`): valid UTF-8
+ * runes as themselves when printable, invalid bytes as `\xNN`.
+ *
+ * @example
+ * ```ts
+ * goQuoteBytes(new Uint8Array([0x66, 0xe9])); // "\"f\\xe9\""
+ * ```
+ */
+export function goQuoteBytes(b: Uint8Array): string {
+  const out: string[] = ['"'];
+  for (let i = 0; i < b.length;) {
+    const [cp, size] = goDecodeRune(b, i);
+    i += size;
+    if (cp < 0) out.push("\\x" + b[i - 1]!.toString(16).padStart(2, "0"));
+    else if (cp === 0x22) out.push('\\"');
+    else if (cp === 0x5c) out.push("\\\\");
+    else if (cp >= 0x20 && cp < 0x7f) out.push(String.fromCharCode(cp));
+    else if (cp >= 0x80 && GO_PRINTABLE.test(String.fromCodePoint(cp))) {
+      out.push(String.fromCodePoint(cp));
+    } else if (GO_ESCAPES[cp]) out.push(GO_ESCAPES[cp]!);
+    else if (cp < 0x20 || cp === 0x7f) out.push("\\x" + cp.toString(16).padStart(2, "0"));
+    else if (cp < 0x10000) out.push("\\u" + cp.toString(16).padStart(4, "0"));
+    else out.push("\\U" + cp.toString(16).padStart(8, "0"));
+  }
+  out.push('"');
+  return out.join("");
+}
+
+// ---------------------------------------------------------------------------
 // The parts of Go's `encoding/asn1` decoder (`asn1.Unmarshal`) that
 // `ParseCertificateRequest` and RSA-PSS parameters go through. Unlike
 // cryptobyte it accepts high tag numbers; errors carry its text.
@@ -452,16 +525,52 @@ export const asn1Syntax = (msg: string) => new Asn1Error(`asn1: syntax error: ${
 /** `asn1.StructuralError{msg}`. */
 export const asn1Structure = (msg: string) => new Asn1Error(`asn1: structure error: ${msg}`);
 
+/**
+ * `%+v` of encoding/asn1's `fieldParameters` for a field without tags (every
+ * field whose mismatch is an error, except `tag:N` ones: see
+ * {@link GO_PARAMS_TAG}).
+ */
+export const GO_PARAMS_NONE =
+  "{optional:false explicit:false application:false private:false defaultValue:<nil> tag:<nil> stringType:0 timeType:0 set:false omitEmpty:false}";
+
+/**
+ * `%+v` of `fieldParameters` for an implicit `tag:N` field. Go prints the
+ * `*int` as a heap address, which differs from run to run; this stands in
+ * for it (a difference the oracle cannot compare).
+ */
+export const GO_PARAMS_TAG =
+  "{optional:false explicit:false application:false private:false defaultValue:<nil> tag:0xc000012345 stringType:0 timeType:0 set:false omitEmpty:false}";
+
 /** One element as encoding/asn1's `parseTagAndLength` reads it. */
 export interface GoElement {
   cls: number;
   compound: boolean;
   tag: number;
+  /** The length as encoded. */
+  length: number;
   /** Offset of the first identifier octet. */
   start: number;
   contentStart: number;
   /** contentStart + length (may lie beyond the buffer: callers check). */
   end: number;
+}
+
+/** encoding/asn1's `parseBase128Int` over `b[offset:limit]`: [value, next offset]. */
+function goBase128Int(b: Uint8Array, offset: number, limit: number): [number, number] {
+  let ret = 0;
+  for (let shifted = 0; offset < limit; shifted++) {
+    // 5 * 7 bits: non-minimal or too large for an int32.
+    if (shifted === 5) throw asn1Structure("base 128 integer too large");
+    const c = b[offset]!;
+    if (shifted === 0 && c === 0x80) throw asn1Syntax("integer is not minimally encoded");
+    ret = ret * 128 + (c & 0x7f);
+    offset++;
+    if ((c & 0x80) === 0) {
+      if (ret > 0x7fffffff) throw asn1Structure("base 128 integer too large");
+      return [ret, offset];
+    }
+  }
+  throw asn1Syntax("truncated base 128 integer");
 }
 
 /** encoding/asn1's `parseTagAndLength` at `offset` in `b` (whose end is `limit`). */
@@ -472,16 +581,7 @@ export function goTagAndLength(b: Uint8Array, offset: number, limit: number): Go
   const cls = x >> 6, compound = (x & 0x20) !== 0;
   let tag = x & 0x1f;
   if (tag === 0x1f) {
-    tag = 0;
-    for (let shifted = 0;; shifted++) {
-      if (offset >= limit) throw asn1Syntax("truncated base 128 integer");
-      if (shifted === 5) throw asn1Structure("base 128 integer too large");
-      const c = b[offset++]!;
-      if (shifted === 0 && c === 0x80) throw asn1Syntax("integer is not minimally encoded");
-      tag = tag * 128 + (c & 0x7f);
-      if ((c & 0x80) === 0) break;
-    }
-    if (tag > 0x7fffffff) throw asn1Structure("base 128 integer too large");
+    [tag, offset] = goBase128Int(b, offset, limit);
     if (tag < 0x1f) throw asn1Syntax("non-minimal tag");
   }
   if (offset >= limit) throw asn1Syntax("truncated tag or length");
@@ -501,21 +601,37 @@ export function goTagAndLength(b: Uint8Array, offset: number, limit: number): Go
     }
     if (length < 0x80) throw asn1Structure("non-minimal length");
   }
-  return { cls, compound, tag, start, contentStart: offset, end: offset + length };
+  return { cls, compound, tag, length, start, contentStart: offset, end: offset + length };
+}
+
+/** What {@link goField} expects: the Go field's type as encoding/asn1 sees it. */
+export interface GoFieldWant {
+  /** Expected class (0 universal, 2 context-specific for `tag:N`). */
+  cls?: number;
+  tag: number;
+  compound: boolean;
+  optional?: boolean;
+  /** `reflect.Type.Name()` of the Go type ("" for unnamed types such as `[]byte`). */
+  what: string;
+  /** Offset in `b` of the slice encoding/asn1 parses (error offsets are relative to it). */
+  base?: number;
+  /** `%+v` of the field's `fieldParameters` (default {@link GO_PARAMS_NONE}). */
+  params?: string;
 }
 
 /**
  * encoding/asn1's `parseField` header step for a field of a given universal
- * type (or an implicit context tag): reads the element at `offset`, returns
- * it when class, tag and constructed bit match, `null` when they do not and
- * the field is optional, and throws otherwise. `null` is also returned at
- * the end of the data for an optional field.
+ * type (or an implicit context tag) over the slice `b[base:limit]`: reads
+ * the element at `offset`, returns it when class, tag and constructed bit
+ * match, `null` when they do not and the field is optional, and throws
+ * otherwise. `null` is also returned at the end of the data for an optional
+ * field.
  */
 export function goField(
   b: Uint8Array,
   offset: number,
   limit: number,
-  want: { cls?: number; tag: number; compound: boolean; optional?: boolean; what: string },
+  want: GoFieldWant,
 ): GoElement | null {
   if (offset === limit) {
     if (want.optional) return null;
@@ -525,19 +641,50 @@ export function goField(
   if (t.cls !== (want.cls ?? 0) || t.tag !== want.tag || t.compound !== want.compound) {
     if (want.optional) return null;
     throw asn1Structure(
-      `tags don't match (${want.tag} vs ${t.tag}) ${want.what} @${t.contentStart}`,
+      `tags don't match (${want.tag} vs {class:${t.cls} tag:${t.tag} length:${t.length} isCompound:${t.compound}}) ${
+        want.params ?? GO_PARAMS_NONE
+      } ${want.what} @${t.contentStart - (want.base ?? 0)}`,
     );
   }
   if (t.end > limit) throw asn1Syntax("data truncated");
   return t;
 }
 
-/** encoding/asn1's RawValue field: any element. */
+/** encoding/asn1's RawValue (or `any`) field: any element. */
 export function goRawValue(b: Uint8Array, offset: number, limit: number): GoElement {
   if (offset === limit) throw asn1Syntax("sequence truncated");
   const t = goTagAndLength(b, offset, limit);
   if (t.end > limit) throw asn1Syntax("data truncated");
   return t;
+}
+
+/**
+ * encoding/asn1's `parseSequenceOf` header pass over `b[start:end]`: every
+ * element's header is read first (each must be universal with the element
+ * type's tag when `elem` is given; any element for RawValue). The caller
+ * then parses the elements in order, as Go does.
+ */
+export function goSequenceOf(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  elem: { tag: number; compound: boolean } | undefined,
+): GoElement[] {
+  const out: GoElement[] = [];
+  for (let off = start; off < end;) {
+    const t = goTagAndLength(b, off, end);
+    let tag = t.tag;
+    // Go files the string types under PrintableString and the times under UTCTime.
+    if ([22, 27, 20, 12, 18, 30].includes(tag)) tag = 19;
+    else if (tag === 24 || tag === 23) tag = 23;
+    if (elem && (t.cls !== 0 || t.compound !== elem.compound || tag !== elem.tag)) {
+      throw asn1Structure("sequence tag mismatch");
+    }
+    if (t.end > end) throw asn1Syntax("truncated sequence");
+    out.push(t);
+    off = t.end;
+  }
+  return out;
 }
 
 /** encoding/asn1's `parseInt64` on content bytes. */
@@ -548,12 +695,22 @@ export function goParseInt64(c: Uint8Array): bigint {
   return integerValue(c);
 }
 
+/** encoding/asn1's `parseBool` on content bytes. */
+export function goParseBool(c: Uint8Array): boolean {
+  if (c.length !== 1 || (c[0] !== 0 && c[0] !== 0xff)) throw asn1Syntax("invalid boolean");
+  return c[0] === 0xff;
+}
+
 /** encoding/asn1's `parseObjectIdentifier` on content bytes. */
 export function goParseOid(c: Uint8Array): string {
   if (c.length === 0) throw asn1Syntax("zero length OBJECT IDENTIFIER");
-  const s = oidString(c);
-  if (s === undefined) throw asn1Structure("base 128 integer too large");
-  return s;
+  let [v, off] = goBase128Int(c, 0, c.length);
+  const parts = v < 80 ? [Math.floor(v / 40), v % 40] : [2, v - 80];
+  while (off < c.length) {
+    [v, off] = goBase128Int(c, off, c.length);
+    parts.push(v);
+  }
+  return parts.join(".");
 }
 
 /** encoding/asn1's `parseBitString` on content bytes. */
@@ -564,18 +721,23 @@ export function goParseBitString(c: Uint8Array): { bytes: Uint8Array; bitLength:
   return bs;
 }
 
-/** encoding/asn1's AlgorithmIdentifier {Algorithm OID; Parameters RawValue optional} at `offset`. */
+/**
+ * encoding/asn1's `pkix.AlgorithmIdentifier` {Algorithm OID; Parameters
+ * RawValue optional} at `offset` of the slice `b[base:limit]`.
+ */
 export function goAlgorithmIdentifier(
   b: Uint8Array,
   offset: number,
   limit: number,
   what: string,
+  base = 0,
 ): { oid: string; params: Uint8Array | undefined; end: number } {
-  const seq = goField(b, offset, limit, { tag: 16, compound: true, what })!;
+  const seq = goField(b, offset, limit, { tag: 16, compound: true, what, base })!;
   const o = goField(b, seq.contentStart, seq.end, {
     tag: 6,
     compound: false,
     what: "ObjectIdentifier",
+    base: seq.contentStart,
   })!;
   const oid = goParseOid(b.subarray(o.contentStart, o.end));
   let params: Uint8Array | undefined;
@@ -584,4 +746,276 @@ export function goAlgorithmIdentifier(
     params = b.subarray(p.start, p.end);
   }
   return { oid, params, end: seq.end };
+}
+
+// ---------------------------------------------------------------------------
+// encoding/asn1's `parseUTCTime` / `parseGeneralizedTime`: Go's `time.Parse`
+// with the layouts below, then the rule that `Format` must give the input
+// back. Both halves are ported for these layouts only, error texts included.
+
+type GoTimeLayout = "0601021504Z0700" | "060102150405Z0700" | "20060102150405.999999999Z0700";
+
+const LAYOUT_CHUNKS: Record<GoTimeLayout, string[]> = {
+  "0601021504Z0700": ["06", "01", "02", "15", "04", "Z0700"],
+  "060102150405Z0700": ["06", "01", "02", "15", "04", "05", "Z0700"],
+  "20060102150405.999999999Z0700": ["2006", "01", "02", "15", "04", "05", ".999999999", "Z0700"],
+};
+
+interface GoClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  min: number;
+  sec: number;
+  nsec: number;
+  /** Zone offset in seconds (0 for `Z`). */
+  offset: number;
+}
+
+/** time's own `quote` (ParseError): every non-ASCII or control byte as `\xNN`. */
+function timeQuote(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80 || c < 0x20) out += "\\x" + c.toString(16).padStart(2, "0");
+    else out += c === 0x22 || c === 0x5c ? "\\" + s[i] : s[i];
+  }
+  return out + '"';
+}
+
+const isDigitAt = (s: string, i: number) => i < s.length && s[i]! >= "0" && s[i]! <= "9";
+const commaOrPeriod = (c: string | undefined) => c === "." || c === ",";
+
+/** time's `atoi` (an optional sign, then digits only); `undefined` = error. */
+function timeAtoi(s: string): number | undefined {
+  let neg = false;
+  if (s[0] === "-" || s[0] === "+") {
+    neg = s[0] === "-";
+    s = s.slice(1);
+  }
+  if (!/^[0-9]*$/.test(s)) return undefined;
+  const x = s === "" ? 0 : Number(s);
+  return neg ? -x : x;
+}
+
+/** time's `getnum`: [value, rest], or undefined (errBad). */
+function getnum(s: string, fixed: boolean): [number, string] | undefined {
+  if (!isDigitAt(s, 0)) return undefined;
+  if (!isDigitAt(s, 1)) return fixed ? undefined : [s.charCodeAt(0) - 48, s.slice(1)];
+  return [(s.charCodeAt(0) - 48) * 10 + s.charCodeAt(1) - 48, s.slice(2)];
+}
+
+/** time's `parseNanoseconds(value, nbytes)` (value[0] is a comma or period). */
+function parseNanos(value: string, nbytes: number): number {
+  if (nbytes > 10) nbytes = 10;
+  let ns = Number(value.slice(1, nbytes));
+  for (let i = 0; i < 10 - nbytes; i++) ns *= 10;
+  return ns;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const goDaysIn = (m: number, y: number) =>
+  m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : DAYS_IN_MONTH[m - 1]!;
+
+/** `time.Parse(layout, value)` for the encoding/asn1 layouts: the clock, or Go's error text. */
+function goTimeParse(layout: GoTimeLayout, avalue: string): GoClock | string {
+  const t: GoClock = { year: 0, month: -1, day: -1, hour: 0, min: 0, sec: 0, nsec: 0, offset: 0 };
+  const chunks = LAYOUT_CHUNKS[layout];
+  let value = avalue;
+  for (let k = 0; k < chunks.length; k++) {
+    const std = chunks[k]!;
+    const hold = value;
+    let bad = false;
+    let range = "";
+    switch (std) {
+      case "06": {
+        if (value.length < 2) {
+          bad = true;
+          break;
+        }
+        const y = timeAtoi(value.slice(0, 2));
+        value = value.slice(2);
+        if (y === undefined) bad = true;
+        else t.year = y >= 69 ? y + 1900 : y + 2000;
+        break;
+      }
+      case "2006": {
+        if (value.length < 4 || !isDigitAt(value, 0)) {
+          bad = true;
+          break;
+        }
+        const y = timeAtoi(value.slice(0, 4));
+        value = value.slice(4);
+        if (y === undefined) bad = true;
+        else t.year = y;
+        break;
+      }
+      case "01":
+      case "02":
+      case "04":
+      case "05":
+      case "15": {
+        const r = getnum(value, std !== "15");
+        const n = r ? r[0] : 0;
+        if (r) value = r[1];
+        else bad = true;
+        if (std === "01") {
+          t.month = n;
+          if (r && (n <= 0 || n > 12)) range = "month";
+        } else if (std === "02") t.day = n;
+        else if (std === "15") {
+          t.hour = n;
+          if (n >= 24) range = "hour";
+        } else if (std === "04") {
+          t.min = n;
+          if (n >= 60) range = "minute";
+        } else if (r) {
+          t.sec = n;
+          if (n >= 60) {
+            range = "second";
+            break;
+          }
+          // A fraction the layout does not ask for is still read.
+          if (value.length >= 2 && commaOrPeriod(value[0]) && isDigitAt(value, 1)) {
+            if (chunks[k + 1] === ".999999999") break;
+            let e = 2;
+            while (e < value.length && isDigitAt(value, e)) e++;
+            t.nsec = parseNanos(value, e);
+            value = value.slice(e);
+          }
+        }
+        break;
+      }
+      case ".999999999": {
+        if (value.length < 2 || !commaOrPeriod(value[0]) || !isDigitAt(value, 1)) break;
+        let i = 0;
+        while (i + 1 < value.length && isDigitAt(value, i + 1)) i++;
+        t.nsec = parseNanos(value, 1 + i);
+        value = value.slice(1 + i);
+        break;
+      }
+      case "Z0700": {
+        if (value.length >= 1 && value[0] === "Z") {
+          value = value.slice(1);
+          t.offset = 0;
+          break;
+        }
+        if (value.length < 5) {
+          bad = true;
+          break;
+        }
+        const sign = value[0];
+        const hr = getnum(value.slice(1, 3), true);
+        const mm = hr && getnum(value.slice(3, 5), true);
+        value = value.slice(5);
+        if (!hr || !mm) bad = true;
+        const h = hr ? hr[0] : 0, m = mm ? mm[0] : 0;
+        if (h > 24) range = "time zone offset hour";
+        if (m > 60) range = "time zone offset minute";
+        t.offset = (h * 60 + m) * 60;
+        if (sign === "-") t.offset = -t.offset;
+        else if (sign !== "+") bad = true;
+        break;
+      }
+    }
+    if (range) return `parsing time ${timeQuote(avalue)}: ${range} out of range`;
+    if (bad) {
+      return `parsing time ${timeQuote(avalue)} as ${timeQuote(layout)}: cannot parse ${
+        timeQuote(hold)
+      } as ${timeQuote(std)}`;
+    }
+  }
+  if (value.length !== 0) {
+    return `parsing time ${timeQuote(avalue)}: extra text: ${timeQuote(value)}`;
+  }
+  if (t.day < 1 || t.day > goDaysIn(t.month, t.year)) {
+    return `parsing time ${timeQuote(avalue)}: day out of range`;
+  }
+  return t;
+}
+
+const pad = (n: number, w: number) => String(n).padStart(w, "0");
+
+/** `Time.Format(layout)` of a parsed clock (every field already in range). */
+function goTimeFormat(layout: GoTimeLayout, t: GoClock): string {
+  let s = "";
+  for (const std of LAYOUT_CHUNKS[layout]) {
+    switch (std) {
+      case "06":
+        s += pad(t.year % 100, 2);
+        break;
+      case "2006":
+        s += pad(t.year, 4);
+        break;
+      case "01":
+        s += pad(t.month, 2);
+        break;
+      case "02":
+        s += pad(t.day, 2);
+        break;
+      case "15":
+        s += pad(t.hour, 2);
+        break;
+      case "04":
+        s += pad(t.min, 2);
+        break;
+      case "05":
+        s += pad(t.sec, 2);
+        break;
+      case ".999999999":
+        if (t.nsec !== 0) s += "." + pad(t.nsec, 9).replace(/0+$/, "");
+        break;
+      case "Z0700": {
+        const zone = Math.trunc(t.offset / 60);
+        if (zone === 0) s += "Z";
+        else {
+          const abs = Math.abs(zone);
+          s += (zone < 0 ? "-" : "+") + pad(Math.floor(abs / 60), 2) + pad(abs % 60, 2);
+        }
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+function goTimeRoundTrip(layout: GoTimeLayout, s: string, t: GoClock, raw: Uint8Array): Date {
+  const serialized = goTimeFormat(layout, t);
+  if (serialized !== s) {
+    throw new Asn1Error(
+      `asn1: time did not serialize back to the original value and may be invalid: given ${
+        goQuoteBytes(raw)
+      }, but serialized as ${goQuoteBytes(new TextEncoder().encode(serialized))}`,
+    );
+  }
+  const d = new Date(0);
+  d.setUTCFullYear(t.year, t.month - 1, t.day);
+  d.setUTCHours(t.hour, t.min, t.sec, Math.floor(t.nsec / 1e6));
+  return new Date(d.getTime() - t.offset * 1000);
+}
+
+/**
+ * encoding/asn1's `parseUTCTime` on content bytes (years ≥ 2050 are not
+ * moved back a century: callers only need the verdict). Throws Go's error.
+ */
+export function goParseUtcTime(c: Uint8Array): Date {
+  const s = latin1(c);
+  let layout: GoTimeLayout = "0601021504Z0700";
+  let r = goTimeParse(layout, s);
+  if (typeof r === "string") {
+    layout = "060102150405Z0700";
+    r = goTimeParse(layout, s);
+  }
+  if (typeof r === "string") throw new Asn1Error(r);
+  return goTimeRoundTrip(layout, s, r, c);
+}
+
+/** encoding/asn1's `parseGeneralizedTime` on content bytes. Throws Go's error. */
+export function goParseGeneralizedTime(c: Uint8Array): Date {
+  const s = latin1(c);
+  const layout: GoTimeLayout = "20060102150405.999999999Z0700";
+  const r = goTimeParse(layout, s);
+  if (typeof r === "string") throw new Asn1Error(r);
+  return goTimeRoundTrip(layout, s, r, c);
 }

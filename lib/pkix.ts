@@ -11,7 +11,7 @@ import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { isIP, isIPv4, isIPv6 } from "node:net";
-import { DerCursor, integerValue, latin1, Tag } from "./der.ts";
+import { DerCursor, goQuoteBytes, integerValue, latin1, Tag } from "./der.ts";
 import { InputError } from "./errors.ts";
 import { isIa5 } from "./pkix_name.ts";
 
@@ -573,7 +573,7 @@ export function goParseNameConstraints(
         if (!isIa5(data)) {
           throw new InputError(
             `x509: invalid constraint value: x509: ${
-              goQuote(new TextDecoder().decode(data))
+              goQuoteBytes(data)
             } cannot be encoded as an IA5String`,
           );
         }
