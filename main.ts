@@ -9,8 +9,14 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import type { Command, Context, Flags } from "./commands/_command.ts";
-import { diagnosticLine, ExitCode, JoinkitError, messageOf, UsageError } from "./lib/errors.ts";
-import { VERSION } from "./lib/version.ts";
+import {
+  diagnosticLine,
+  ExitCode,
+  JoinkitError,
+  messageOf,
+  UsageError,
+} from "./lib/base/errors.ts";
+import { VERSION } from "./lib/base/version.ts";
 
 type Loader = () => Promise<{ command: Command }>;
 
@@ -234,7 +240,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     let now = new Date();
     if (typeof flags.now === "string") {
-      const { parseRfc3339 } = await import("./lib/time.ts");
+      const { parseRfc3339 } = await import("./lib/go/time.ts");
       now = parseRfc3339(flags.now, "--now");
     }
     const ctx: Context = { args: parsed.positionals, flags, now, stdout: out, stderr: err };

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/base/errors.ts";
 import type { Context, Flags } from "./_command.ts";
 
 /** A string flag, or `undefined` when absent. */

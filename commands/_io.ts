@@ -11,8 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { InputError } from "../lib/errors.ts";
-import { MAX_INPUT_BYTES } from "../lib/limits.ts";
+import { InputError } from "../lib/base/errors.ts";
+import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
 
 /** One input that was read. */
 export interface Input {

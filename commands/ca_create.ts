@@ -5,10 +5,10 @@
  */
 
 import * as path from "node:path";
-import { UsageError } from "../lib/errors.ts";
-import { DEFAULT_KEY_TYPE, KEY_TYPES } from "../lib/keys.ts";
-import { parseDuration } from "../lib/duration.ts";
-import { formatRfc3339 } from "../lib/time.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { DEFAULT_KEY_TYPE, KEY_TYPES } from "../lib/pki/keys.ts";
+import { parseDuration } from "../lib/go/duration.ts";
+import { formatRfc3339 } from "../lib/go/time.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagString, requireString } from "./_flags.ts";
 import { ensureDir, writeFilesAtomic } from "./_io.ts";
@@ -73,7 +73,7 @@ Examples:
     const force = flagBool(ctx.flags, "force");
     const certPath = path.join(outDir, "ca.crt");
     const keyPath = path.join(outDir, "ca.key");
-    const { createCa } = await import("../lib/ca.ts");
+    const { createCa } = await import("../lib/pki/ca.ts");
     const ca = await createCa({ commonName, keyType, now: ctx.now, validityMs });
     ensureDir(outDir, 0o700);
     writeFilesAtomic([

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { extractCertificates } from "../lib/certsource.ts";
-import { caCertHash } from "../lib/pin.ts";
+import { extractCertificates } from "../lib/pki/certsource.ts";
+import { caCertHash } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { readInput } from "./_io.ts";
 

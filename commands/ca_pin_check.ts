@@ -4,9 +4,9 @@
  * @module
  */
 
-import { extractCertificates } from "../lib/certsource.ts";
-import { CheckError, InputError, UsageError } from "../lib/errors.ts";
-import { caCertHash, PinSet } from "../lib/pin.ts";
+import { extractCertificates } from "../lib/pki/certsource.ts";
+import { CheckError, InputError, UsageError } from "../lib/base/errors.ts";
+import { caCertHash, PinSet } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList } from "./_flags.ts";
 import { readInput } from "./_io.ts";

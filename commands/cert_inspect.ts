@@ -8,10 +8,10 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { type Cert, parseCertificateFrom, summarize } from "../lib/cert_info.ts";
-import { extractCertificates } from "../lib/certsource.ts";
-import { InputError } from "../lib/errors.ts";
-import { formatName } from "../lib/pkix.ts";
+import { type Cert, parseCertificateFrom, summarize } from "../lib/pki/cert_info.ts";
+import { extractCertificates } from "../lib/pki/certsource.ts";
+import { InputError } from "../lib/base/errors.ts";
+import { formatName } from "../lib/pki/pkix.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
@@ -78,7 +78,7 @@ Examples:
       throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
     }
     if (format === "json") {
-      const { toJson } = await import("../lib/manifest.ts");
+      const { toJson } = await import("../lib/k8s/manifest.ts");
       const rows = entries.map((e) => ({
         file: e.file,
         index: e.index,

@@ -7,11 +7,11 @@
  */
 
 import { Buffer } from "node:buffer";
-import { type Cert, parseCertificateFrom } from "../lib/cert_info.ts";
-import { verifyCertificate, type VerifyReport } from "../lib/cert_verify.ts";
-import { InputError, UsageError } from "../lib/errors.ts";
-import { decodePem } from "../lib/pem.ts";
-import { signerValidator } from "../lib/signer.ts";
+import { type Cert, parseCertificateFrom } from "../lib/pki/cert_info.ts";
+import { verifyCertificate, type VerifyReport } from "../lib/kubelet/cert_verify.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import { decodePem } from "../lib/pki/pem.ts";
+import { signerValidator } from "../lib/kubelet/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagString, requireString } from "./_flags.ts";
 import { type Input, readInput, readInputs } from "./_io.ts";
@@ -84,13 +84,13 @@ Examples:
     const atText = flagString(ctx.flags, "at");
     let at = ctx.now;
     if (atText !== undefined) {
-      const { parseRfc3339 } = await import("../lib/time.ts");
+      const { parseRfc3339 } = await import("../lib/go/time.ts");
       at = parseRfc3339(atText, "--at");
     }
     const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
 
     const caIn = readInput(caPath);
-    const { extractCertificates } = await import("../lib/certsource.ts");
+    const { extractCertificates } = await import("../lib/pki/certsource.ts");
     const cas = (await extractCertificates(caIn)).map((der, i, all) => ({
       cert: parseCertificateFrom(der, all.length > 1 ? `${caIn.name}[${i}]` : caIn.name),
       source: caIn.name,
@@ -111,7 +111,7 @@ Examples:
       })
     );
     if (format === "json") {
-      const { toJson } = await import("../lib/manifest.ts");
+      const { toJson } = await import("../lib/k8s/manifest.ts");
       ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));
     } else {
       const out: string[] = [];
@@ -148,7 +148,7 @@ interface Item {
 }
 
 async function loadKeySpki(input: Input): Promise<{ spki: Uint8Array; source: string }> {
-  const { importPrivateKeyPem } = await import("../lib/keys.ts");
+  const { importPrivateKeyPem } = await import("../lib/pki/keys.ts");
   const k = await importPrivateKeyPem(input.text, input.name);
   return { spki: k.spki, source: input.name };
 }
@@ -173,7 +173,7 @@ async function certsOf(input: Input): Promise<Item[]> {
   if (bytes[0] === 0x30) {
     return [{ leaf: parseCertificateFrom(bytes, name), intermediates: [], source: name }];
   }
-  const { parseManifests, isObject } = await import("../lib/manifest.ts");
+  const { parseManifests, isObject } = await import("../lib/k8s/manifest.ts");
   let docs;
   try {
     docs = parseManifests(text, name);

@@ -10,14 +10,14 @@ import {
   selectSigningTokens,
   signClusterInfoData,
   type SigningToken,
-} from "../lib/bootstrap_signer.ts";
-import { readClusterCa } from "../lib/certsource.ts";
-import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
-import { UsageError } from "../lib/errors.ts";
-import { clusterInfoKubeconfig, kubeconfigYaml } from "../lib/kubeconfig.ts";
-import { parseManifests, renderObjects } from "../lib/manifest.ts";
-import { parseServerUrl } from "../lib/server_url.ts";
-import { parseToken } from "../lib/token.ts";
+} from "../lib/discovery/bootstrap_signer.ts";
+import { readClusterCa } from "../lib/pki/certsource.ts";
+import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/discovery/cluster_info.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { clusterInfoKubeconfig, kubeconfigYaml } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { parseServerUrl } from "../lib/k8s/server_url.ts";
+import { parseToken } from "../lib/tokens/token.ts";
 import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList, requireString } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";

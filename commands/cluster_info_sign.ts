@@ -5,10 +5,14 @@
  * @module
  */
 
-import { secretsIn, selectSigningTokens, signClusterInfoData } from "../lib/bootstrap_signer.ts";
-import { findClusterInfo } from "../lib/cluster_info.ts";
-import { UsageError } from "../lib/errors.ts";
-import { parseManifests, renderObjects } from "../lib/manifest.ts";
+import {
+  secretsIn,
+  selectSigningTokens,
+  signClusterInfoData,
+} from "../lib/discovery/bootstrap_signer.ts";
+import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";

@@ -4,15 +4,15 @@
  * @module
  */
 
-import { findClusterInfo } from "../lib/cluster_info.ts";
+import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import {
   DISCOVERY_ERROR_PREFIX,
   validateDiscoveryFlags,
   verifyClusterInfo,
-} from "../lib/discovery.ts";
-import { CheckError, JoinkitError } from "../lib/errors.ts";
-import { renderKubeconfig } from "../lib/kubeconfig.ts";
-import { parseManifests } from "../lib/manifest.ts";
+} from "../lib/discovery/discovery.ts";
+import { CheckError, JoinkitError } from "../lib/base/errors.ts";
+import { renderKubeconfig } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { parseManifests } from "../lib/k8s/manifest.ts";
 import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, requireString } from "./_flags.ts";
 import { readInput } from "./_io.ts";

@@ -7,15 +7,15 @@
  */
 
 import * as path from "node:path";
-import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from "../lib/approver.ts";
-import { createCsr, csrPem, digestedName } from "../lib/csr.ts";
-import { buildCsrObject } from "../lib/csr_object.ts";
-import { isDns1123Subdomain } from "../lib/csr_validation.ts";
-import { UsageError } from "../lib/errors.ts";
-import { exportPrivateKeyPem, exportSpki, generateKeyPair, type KeyType } from "../lib/keys.ts";
-import { renderObjects } from "../lib/manifest.ts";
-import { parseIp } from "../lib/pkix.ts";
-import { kubeletUsages } from "../lib/usages.ts";
+import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from "../lib/kubelet/approver.ts";
+import { createCsr, csrPem, digestedName } from "../lib/kubelet/csr.ts";
+import { buildCsrObject } from "../lib/kubelet/csr_object.ts";
+import { isDns1123Subdomain } from "../lib/kubelet/csr_validation.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { exportPrivateKeyPem, exportSpki, generateKeyPair, type KeyType } from "../lib/pki/keys.ts";
+import { renderObjects } from "../lib/k8s/manifest.ts";
+import { parseIp } from "../lib/pki/pkix.ts";
+import { kubeletUsages } from "../lib/pki/usages.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagInt, flagList, requireString } from "./_flags.ts";
 import { ensureDir, writeFilesAtomic } from "./_io.ts";

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { type CsrReport, judgeObject, judgePemReport } from "../lib/csr_judge.ts";
-import { readCsrObject } from "../lib/csr_object.ts";
-import { InputError, UsageError } from "../lib/errors.ts";
-import { pemRequests, submissionOf } from "../lib/sign_batch.ts";
+import { type CsrReport, judgeObject, judgePemReport } from "../lib/kubelet/csr_judge.ts";
+import { readCsrObject } from "../lib/kubelet/csr_object.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import { pemRequests, submissionOf } from "../lib/kubelet/sign_batch.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList, flagString } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
@@ -87,7 +87,7 @@ Examples:
       if (usages.length) {
         throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
       }
-      const { parseManifests } = await import("../lib/manifest.ts");
+      const { parseManifests } = await import("../lib/k8s/manifest.ts");
       const objects = parseManifests(input.text, input.name);
       if (objects.length === 0) throw new InputError(`${input.name}: no objects found`);
       for (let i = 0; i < objects.length; i++) {
@@ -107,7 +107,7 @@ Examples:
       }
     }
     if (format === "json") {
-      const { toJson } = await import("../lib/manifest.ts");
+      const { toJson } = await import("../lib/k8s/manifest.ts");
       ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));
     } else {
       ctx.stdout(reports.map(renderText).join("\n"));

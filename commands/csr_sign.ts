@@ -4,17 +4,21 @@
  * @module
  */
 
-import { parseDuration } from "../lib/duration.ts";
-import { InputError, JoinkitError, UsageError } from "../lib/errors.ts";
-import type { KubeObject } from "../lib/manifest.ts";
+import { parseDuration } from "../lib/go/duration.ts";
+import { InputError, JoinkitError, UsageError } from "../lib/base/errors.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
 import {
   mapOrdered,
   pemRequests,
   signObject,
   type SignOptions,
   signPemCsr,
-} from "../lib/sign_batch.ts";
-import { DEFAULT_SIGNING_DURATION_MS, loadSigningCa, signerValidator } from "../lib/signer.ts";
+} from "../lib/kubelet/sign_batch.ts";
+import {
+  DEFAULT_SIGNING_DURATION_MS,
+  loadSigningCa,
+  signerValidator,
+} from "../lib/kubelet/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, flagString, requireString } from "./_flags.ts";
 import { readInput, writeFilesAtomic } from "./_io.ts";
@@ -161,7 +165,9 @@ Examples:
       ["yaml", "json", "pem"] as const,
       inputJson ? "json" : "yaml",
     );
-    const { parseManifests, renderObjects, toJson, toYaml } = await import("../lib/manifest.ts");
+    const { parseManifests, renderObjects, toJson, toYaml } = await import(
+      "../lib/k8s/manifest.ts"
+    );
     const objects = parseManifests(input.text, input.name);
     if (objects.length === 0) throw new InputError(`${input.name}: no objects found`);
     const isList = inputJson

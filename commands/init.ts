@@ -6,20 +6,28 @@
  * @module
  */
 
-import { selectSigningTokens, signClusterInfoData } from "../lib/bootstrap_signer.ts";
-import { parseTtlFlag, tokenToSecret, withDefaults } from "../lib/bootstrap_token.ts";
-import { clusterInfoConfigMap, findClusterInfo, KUBECONFIG_KEY } from "../lib/cluster_info.ts";
-import { readClusterCa } from "../lib/certsource.ts";
-import { verifyClusterInfo } from "../lib/discovery.ts";
-import { CheckError, UsageError } from "../lib/errors.ts";
-import { joinCommand } from "../lib/join_command.ts";
-import { clusterInfoKubeconfig, kubeconfigYaml, tokenKubeconfig } from "../lib/kubeconfig.ts";
-import { type KubeObject, parseManifests, renderObjects } from "../lib/manifest.ts";
-import { caCertHash } from "../lib/pin.ts";
-import { clusterInfoRbac, nodeBootstrapRbac } from "../lib/rbac.ts";
-import { decodeSecret } from "../lib/secret.ts";
-import { parseServerUrl } from "../lib/server_url.ts";
-import { generateToken, newBootstrapTokenString, type Token } from "../lib/token.ts";
+import { selectSigningTokens, signClusterInfoData } from "../lib/discovery/bootstrap_signer.ts";
+import { parseTtlFlag, tokenToSecret, withDefaults } from "../lib/tokens/bootstrap_token.ts";
+import {
+  clusterInfoConfigMap,
+  findClusterInfo,
+  KUBECONFIG_KEY,
+} from "../lib/discovery/cluster_info.ts";
+import { readClusterCa } from "../lib/pki/certsource.ts";
+import { verifyClusterInfo } from "../lib/discovery/discovery.ts";
+import { CheckError, UsageError } from "../lib/base/errors.ts";
+import { joinCommand } from "../lib/discovery/join_command.ts";
+import {
+  clusterInfoKubeconfig,
+  kubeconfigYaml,
+  tokenKubeconfig,
+} from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { type KubeObject, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { caCertHash } from "../lib/pki/pin.ts";
+import { clusterInfoRbac, nodeBootstrapRbac } from "../lib/tokens/rbac.ts";
+import { decodeSecret } from "../lib/k8s/secret.ts";
+import { parseServerUrl } from "../lib/k8s/server_url.ts";
+import { generateToken, newBootstrapTokenString, type Token } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagList, flagString, requireString } from "./_flags.ts";
 import { ensureDir, readInput, writeFilesAtomic } from "./_io.ts";

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { loadClusterCa } from "../lib/certsource.ts";
-import { joinCommand } from "../lib/join_command.ts";
-import { caCertHash } from "../lib/pin.ts";
-import { parseJoinEndpoint } from "../lib/server_url.ts";
-import { parseToken } from "../lib/token.ts";
+import { loadClusterCa } from "../lib/pki/certsource.ts";
+import { joinCommand } from "../lib/discovery/join_command.ts";
+import { caCertHash } from "../lib/pki/pin.ts";
+import { parseJoinEndpoint } from "../lib/k8s/server_url.ts";
+import { parseToken } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";
 import { readInput } from "./_io.ts";

@@ -4,19 +4,19 @@
  * @module
  */
 
-import { readClusterCa } from "../lib/certsource.ts";
-import { findClusterInfo } from "../lib/cluster_info.ts";
-import { validateDiscoveryFlags, verifyClusterInfo } from "../lib/discovery.ts";
-import { CheckError, UsageError } from "../lib/errors.ts";
+import { readClusterCa } from "../lib/pki/certsource.ts";
+import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
+import { validateDiscoveryFlags, verifyClusterInfo } from "../lib/discovery/discovery.ts";
+import { CheckError, UsageError } from "../lib/base/errors.ts";
 import {
   DEFAULT_CLUSTER_NAME,
   kubeconfigYaml,
   TLS_BOOTSTRAP_USER,
   tokenKubeconfig,
-} from "../lib/kubeconfig.ts";
-import { parseManifests } from "../lib/manifest.ts";
-import { parseServerUrl } from "../lib/server_url.ts";
-import { parseToken } from "../lib/token.ts";
+} from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { parseManifests } from "../lib/k8s/manifest.ts";
+import { parseServerUrl } from "../lib/k8s/server_url.ts";
+import { parseToken } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { pinFlags, unsafeFlag } from "./cluster_info_verify.ts";
 import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";

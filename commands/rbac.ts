@@ -4,10 +4,10 @@
  * @module
  */
 
-import { UsageError } from "../lib/errors.ts";
-import { renderObjects } from "../lib/manifest.ts";
-import { bootstrapTokenRbac } from "../lib/rbac.ts";
-import { NODE_BOOTSTRAP_TOKEN_GROUP, validateBootstrapGroupName } from "../lib/token.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { renderObjects } from "../lib/k8s/manifest.ts";
+import { bootstrapTokenRbac } from "../lib/tokens/rbac.ts";
+import { NODE_BOOTSTRAP_TOKEN_GROUP, validateBootstrapGroupName } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList } from "./_flags.ts";
 

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { UsageError } from "../lib/errors.ts";
-import { cryptoRandom } from "../lib/random.ts";
-import { BOOTSTRAP_DEFAULT_GROUP } from "../lib/token.ts";
+import { UsageError } from "../lib/base/errors.ts";
+import { cryptoRandom } from "../lib/base/random.ts";
+import { BOOTSTRAP_DEFAULT_GROUP } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagString } from "./_flags.ts";
 

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { authenticateBootstrapToken } from "../lib/authenticator.ts";
-import { CheckError, UsageError } from "../lib/errors.ts";
-import { parseManifests, toJson, toYaml } from "../lib/manifest.ts";
-import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/secret.ts";
+import { authenticateBootstrapToken } from "../lib/tokens/authenticator.ts";
+import { CheckError, UsageError } from "../lib/base/errors.ts";
+import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
+import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice, flagList } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";

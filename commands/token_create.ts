@@ -12,18 +12,18 @@ import {
   tokensToSecrets,
   validateBootstrapToken,
   withDefaults,
-} from "../lib/bootstrap_token.ts";
-import { InputError, UsageError } from "../lib/errors.ts";
-import { renderObjects } from "../lib/manifest.ts";
-import { parseRfc3339 } from "../lib/time.ts";
+} from "../lib/tokens/bootstrap_token.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import { renderObjects } from "../lib/k8s/manifest.ts";
+import { parseRfc3339 } from "../lib/go/time.ts";
 import {
   generateToken,
   newBootstrapTokenString,
   NODE_BOOTSTRAP_TOKEN_GROUP,
   pooledRandom,
   type Token,
-} from "../lib/token.ts";
-import { renderYamlStream } from "../lib/token_yaml.ts";
+} from "../lib/tokens/token.ts";
+import { renderYamlStream } from "../lib/tokens/token_yaml.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagInt, flagList, flagString } from "./_flags.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { generateToken } from "../lib/token.ts";
+import { generateToken } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagInt } from "./_flags.ts";
 

@@ -4,12 +4,15 @@
  * @module
  */
 
-import { bootstrapTokenFromSecret, type ParsedBootstrapToken } from "../lib/bootstrap_token.ts";
-import { ExitCode } from "../lib/errors.ts";
-import { parseManifests, renderObjects } from "../lib/manifest.ts";
-import { decodeSecret, describeObject, isSecretObject } from "../lib/secret.ts";
-import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/token.ts";
-import { formatTokenTable, goJsonIndent, tokenOutputObject } from "../lib/token_list.ts";
+import {
+  bootstrapTokenFromSecret,
+  type ParsedBootstrapToken,
+} from "../lib/tokens/bootstrap_token.ts";
+import { ExitCode } from "../lib/base/errors.ts";
+import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { decodeSecret, describeObject, isSecretObject } from "../lib/k8s/secret.ts";
+import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/tokens/token.ts";
+import { formatTokenTable, goJsonIndent, tokenOutputObject } from "../lib/tokens/token_list.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagChoice } from "./_flags.ts";
 import { readInputs } from "./_io.ts";

@@ -252,19 +252,22 @@ async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Prom
 }
 
 /**
- * What the snapshot initialises at build time: lib/x509.ts (which loads
- * reflect-metadata before @peculiar/x509, so it comes first), lib/manifest.ts
+ * What the snapshot initialises at build time: lib/pki/x509.ts (which loads
+ * reflect-metadata before @peculiar/x509, so it comes first), lib/k8s/manifest.ts
  * (yaml), then every other npm package lib/ and commands/ import (ASN.1
  * schemas...). Only third-party code: joinkit's own modules run at start-up, so
  * nothing of a run (time, randomness, environment) is frozen into the binary.
  */
 function warmModules(): string[] {
-  const warm = ["./lib/x509.ts", "./lib/manifest.ts"].filter((f) =>
-    fs.existsSync(path.join(ROOT, f))
-  );
+  const warm = ["./lib/pki/x509.ts", "./lib/k8s/manifest.ts"];
+  // A missing warm module would ship a binary without its snapshot: fail instead.
+  for (const f of warm) {
+    if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`snapshot module ${f} not found`);
+  }
   const pkgs = new Set<string>();
   for (const dir of ["lib", "commands"]) {
-    for (const f of fs.readdirSync(path.join(ROOT, dir))) {
+    const files = fs.readdirSync(path.join(ROOT, dir), { recursive: true }).map(String);
+    for (const f of files) {
       if (!f.endsWith(".ts")) continue;
       const src = fs.readFileSync(path.join(ROOT, dir, f), "utf8");
       for (const m of src.matchAll(/^import[^;]*?from\s+"([^".][^"]*)";/gm)) {

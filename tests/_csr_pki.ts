@@ -76,8 +76,8 @@ export async function csrCorpus(dir: string): Promise<{ name: string; pem: strin
     name: f,
     pem: fs.readFileSync(path.join(CSR_FIXTURES, f), "utf8"),
   }));
-  const { createCsr, csrPem } = await import("../lib/csr.ts");
-  const { exportSpki, generateKeyPair } = await import("../lib/keys.ts");
+  const { createCsr, csrPem } = await import("../lib/kubelet/csr.ts");
+  const { exportSpki, generateKeyPair } = await import("../lib/pki/keys.ts");
   for (const t of ["ecdsa-p256", "ecdsa-p384", "rsa-2048", "ed25519"] as const) {
     const kp = await generateKeyPair(t);
     const spki = await exportSpki(kp.publicKey);

@@ -27,7 +27,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import { AssertionError } from "node:assert/strict";
-import { JoinkitError } from "../lib/errors.ts";
+import { JoinkitError } from "../lib/base/errors.ts";
 
 export { JoinkitError };
 
@@ -664,7 +664,7 @@ export interface InProcessResult {
  */
 export async function runInProcess(argv: readonly string[]): Promise<InProcessResult> {
   const { parseArgs } = await import("node:util");
-  const { diagnosticLine, oneLine } = await import("../lib/errors.ts");
+  const { diagnosticLine, oneLine } = await import("../lib/base/errors.ts");
   const two = argv.slice(0, 2).join(" ");
   const twoWords = ["token", "ca", "cluster-info", "kubeconfig", "csr", "cert"].includes(argv[0]!);
   const words = twoWords ? 2 : 1;
@@ -687,13 +687,13 @@ export async function runInProcess(argv: readonly string[]): Promise<InProcessRe
         strict: true,
       });
     } catch (e) {
-      const { UsageError } = await import("../lib/errors.ts");
+      const { UsageError } = await import("../lib/base/errors.ts");
       throw new UsageError(oneLine(e));
     }
     const flags = parsed.values as import("../commands/_command.ts").Flags;
     let now = new Date();
     if (typeof flags.now === "string") {
-      const { parseRfc3339 } = await import("../lib/time.ts");
+      const { parseRfc3339 } = await import("../lib/go/time.ts");
       now = parseRfc3339(flags.now, "--now");
     }
     const code = await command.run({

@@ -8,10 +8,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { exportSpki, generateKeyPair } from "../../lib/keys.ts";
-import { createCsr, csrPem } from "../../lib/csr.ts";
-import { buildCsrObject } from "../../lib/csr_object.ts";
-import { toJson, toYaml } from "../../lib/manifest.ts";
+import { exportSpki, generateKeyPair } from "../../lib/pki/keys.ts";
+import { createCsr, csrPem } from "../../lib/kubelet/csr.ts";
+import { buildCsrObject } from "../../lib/kubelet/csr_object.ts";
+import { toJson, toYaml } from "../../lib/k8s/manifest.ts";
 
 const n = Number(process.argv[2] ?? 1000);
 const dir = process.argv[3] ?? ".";

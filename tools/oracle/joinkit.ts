@@ -84,9 +84,9 @@ function prefixLen(mask: Uint8Array): number {
 /** The fields main.go's judgeCert reports, read from joinkit's Cert. */
 // deno-lint-ignore no-explicit-any
 async function certFields(c: any): Promise<Record<string, unknown>> {
-  const info = await lib("cert_info.ts");
-  const pkix = await lib("pkix.ts");
-  const time = await lib("time.ts");
+  const info = await lib("pki/cert_info.ts");
+  const pkix = await lib("pki/pkix.ts");
+  const time = await lib("go/time.ts");
   const formatIp = fn(pkix, "formatIp")!;
   const fmt = fn(time, "formatRfc3339")!;
   const ekus: string[] = c.extKeyUsage ?? [];
@@ -142,7 +142,7 @@ export type CertVerdict =
 
 /** `x509.ParseCertificate`: joinkit's `parseCertificate` (lib/cert_info.ts). */
 export async function judgeCert(der: Uint8Array): Promise<CertVerdict> {
-  const parse = fn(await lib("cert_info.ts"), "parseCertificate");
+  const parse = fn(await lib("pki/cert_info.ts"), "parseCertificate");
   if (!parse) return { unavailable: "lib/cert_info.ts parseCertificate" };
   let c;
   try {
@@ -162,7 +162,7 @@ export type CsrVerdict =
 
 /** `x509.ParseCertificateRequest` + `CheckSignature`: lib/csr.ts and lib/x509_signature.ts. */
 export async function judgeCsr(der: Uint8Array): Promise<CsrVerdict> {
-  const csrMod = await lib("csr.ts");
+  const csrMod = await lib("kubelet/csr.ts");
   const parse = fn(csrMod, "parseCsrDer");
   if (!parse) return { unavailable: "lib/csr.ts parseCsrDer" };
   // deno-lint-ignore no-explicit-any
@@ -173,7 +173,7 @@ export async function judgeCsr(der: Uint8Array): Promise<CsrVerdict> {
     return { ok: false, err: msg(e) };
   }
   let check: string | undefined;
-  const goCheck = fn(await lib("x509_signature.ts"), "checkSignature");
+  const goCheck = fn(await lib("pki/x509_signature.ts"), "checkSignature");
   const csrCheck = fn(csrMod, "checkCsrSignatureGo", "checkCsrSignature");
   if (goCheck && typeof c.signatureAlgorithm === "string") {
     check = goCheck(
@@ -188,7 +188,7 @@ export async function judgeCsr(der: Uint8Array): Promise<CsrVerdict> {
     check = await csrCheck(c);
   }
   const ips: string[] = c.sans.ips;
-  const formatIp = fn(await lib("pkix.ts"), "formatIp")!;
+  const formatIp = fn(await lib("pki/pkix.ts"), "formatIp")!;
   const fields: Record<string, unknown> = {
     subjectCN: c.subject.commonName,
     subjectO: c.subject.organization,
@@ -216,8 +216,8 @@ export interface PemVerdict {
  * (lib/certsource.ts `parseCertsPem`, or `certificatesFromPem` until it lands).
  */
 export async function judgePem(data: Uint8Array): Promise<PemVerdict | Unavailable> {
-  const pem = await lib("pem.ts");
-  const certsource = await lib("certsource.ts");
+  const pem = await lib("pki/pem.ts");
+  const certsource = await lib("pki/certsource.ts");
   const decode = fn(pem, "decodePemBlocks", "decodePem");
   const parseCerts = fn(certsource, "parseCertsPem", "parseCertsPEM");
   if (!decode) return { unavailable: "lib/pem.ts decodePem" };
@@ -243,7 +243,7 @@ export async function judgePem(data: Uint8Array): Promise<PemVerdict | Unavailab
   }
   try {
     if (parseCerts) {
-      const parse = fn(await lib("cert_info.ts"), "parseCertificate")!;
+      const parse = fn(await lib("pki/cert_info.ts"), "parseCertificate")!;
       // deno-lint-ignore no-explicit-any
       const certs: any[] = await parseCerts(data, parse);
       v.certs = certs.map((c) => certId(c instanceof Uint8Array ? c : c.der));
@@ -267,7 +267,7 @@ export type TimeVerdict =
 
 /** `time.Parse(time.RFC3339, s)`: lib/time.ts `parseGoTime` (or `tryParseRfc3339`). */
 export async function judgeRfc3339(s: string): Promise<TimeVerdict> {
-  const time = await lib("time.ts");
+  const time = await lib("go/time.ts");
   const goParse = fn(time, "parseGoTime");
   if (goParse) {
     const r = goParse(s);
@@ -298,9 +298,9 @@ export async function judgeKubeconfig(
   pins: string[],
 ): Promise<KubeconfigVerdict> {
   const yaml = yamlStringify(kubeconfig);
-  const disc = await lib("discovery.ts");
-  const read = await lib("kubeconfig_read.ts");
-  const kc = await lib("kubeconfig.ts");
+  const disc = await lib("discovery/discovery.ts");
+  const read = await lib("k8s/kubeconfig_read.ts");
+  const kc = await lib("discovery/bootstrap_kubeconfig.ts");
   const choose = fn(disc, "chooseCluster", "clusterInfoCluster", "selectCluster") ??
     fn(read, "chooseCluster", "getClusterFromKubeConfig", "clusterFromKubeconfig");
   const parse = fn(read, "parseKubeconfig") ?? fn(kc, "parseKubeconfig");
@@ -325,10 +325,10 @@ export async function judgeKubeconfig(
   if (cluster.cluster) cluster = cluster.cluster;
   const out: KubeconfigVerdict = { ok: true, cluster: chosenName, server: cluster.server };
   if (pins.length > 0) {
-    const certsource = await lib("certsource.ts");
+    const certsource = await lib("pki/certsource.ts");
     const parseCerts = fn(certsource, "parseCertsPem", "parseCertsPEM");
     const text = new TextDecoder().decode(cluster.caData);
-    const parseCert = fn(await lib("cert_info.ts"), "parseCertificate")!;
+    const parseCert = fn(await lib("pki/cert_info.ts"), "parseCertificate")!;
     let ders: Uint8Array[];
     try {
       // deno-lint-ignore no-explicit-any
@@ -343,7 +343,7 @@ export async function judgeKubeconfig(
         err: `failed to parse cluster CA from the cluster-info ConfigMap: ${msg(e)}`,
       };
     }
-    const { PinSet } = (await lib("pin.ts"))!;
+    const { PinSet } = (await lib("pki/pin.ts"))!;
     const set = new PinSet();
     set.allow(...pins);
     try {
@@ -373,8 +373,8 @@ export interface ChainInput {
 
 /** `(*Certificate).Verify`: lib/x509_verify.ts `verify`, certificates parsed by lib/cert_info.ts. */
 export async function judgeChain(input: ChainInput): Promise<ChainVerdict> {
-  const verify = fn(await lib("x509_verify.ts"), "verify");
-  const parse = fn(await lib("cert_info.ts"), "parseCertificate");
+  const verify = fn(await lib("pki/x509_verify.ts"), "verify");
+  const parse = fn(await lib("pki/cert_info.ts"), "parseCertificate");
   if (!verify || !parse) return { unavailable: "lib/x509_verify.ts verify" };
   // deno-lint-ignore no-explicit-any
   let leaf: any, intermediates: any[], roots: any[];
@@ -385,7 +385,7 @@ export async function judgeChain(input: ChainInput): Promise<ChainVerdict> {
   } catch (e) {
     return { ok: false, err: `parse: ${msg(e)}` };
   }
-  const parseTime = fn(await lib("time.ts"), "parseRfc3339")!;
+  const parseTime = fn(await lib("go/time.ts"), "parseRfc3339")!;
   // deno-lint-ignore no-explicit-any
   let r: any;
   try {

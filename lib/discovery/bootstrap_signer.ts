@@ -1,0 +1,177 @@
+/**
+ * The bootstrapsigner controller's job (k/k `pkg/controller/bootstrap/
+ * bootstrapsigner.go`, `util.go`): which token Secrets sign, and bringing a
+ * cluster-info ConfigMap's `jws-kubeconfig-<id>` keys up to date.
+ *
+ * @module
+ */
+
+import { getExpiration } from "../tokens/bootstrap_token.ts";
+import { detachedSigner } from "./jws.ts";
+import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
+import { type DecodedSecret, decodeSecret, getData, isSecretObject } from "../k8s/secret.ts";
+import { KEYS, SECRET_TYPE, TOKEN_NAMESPACE } from "../tokens/token.ts";
+import { InputError } from "../base/errors.ts";
+
+/** A token the signer signs with. */
+export interface SigningToken {
+  /** Token ID. */
+  id: string;
+  /** Token secret (the HMAC key). */
+  secret: string;
+}
+
+/** A Secret the signer passed over, and why (no secret values in `reason`). */
+export interface SkippedSecret {
+  /** `namespace/name` of the Secret. */
+  name: string;
+  /** Why it does not sign. */
+  reason: string;
+}
+
+const NAME = /^bootstrap-token-([a-z0-9]{6})$/;
+
+/**
+ * `validateSecretForSigning` plus the controller's informer filter (type
+ * `bootstrap.kubernetes.io/token`, namespace `kube-system`; a Secret with no
+ * namespace counts as kube-system, as in the other token commands): the ID
+ * and secret when `secret` signs at `now`, else the reason it does not.
+ *
+ * @example
+ * ```ts
+ * signingTokenOf(secret, new Date()); // { id: "abc123", secret: "…" } or { reason: "…" }
+ * ```
+ */
+export function signingTokenOf(
+  secret: DecodedSecret,
+  now: Date,
+): SigningToken | { reason: string } {
+  // No namespace counts as kube-system, as in `token list` and `token check`.
+  if (secret.namespace !== TOKEN_NAMESPACE && secret.namespace !== "") {
+    return { reason: "not in namespace kube-system" };
+  }
+  if (secret.type !== SECRET_TYPE) return { reason: `type is not ${SECRET_TYPE}` };
+  const m = NAME.exec(secret.name);
+  if (!m) return { reason: "name is not bootstrap-token-<token-id>" };
+  const id = getData(secret, KEYS.id);
+  if (id === "") return { reason: "no token-id" };
+  if (id !== m[1]) return { reason: "token-id does not match the name" };
+  const tokenSecret = getData(secret, KEYS.secret);
+  if (tokenSecret === "") return { reason: "no token-secret" };
+  if (getExpiration(secret, now).expired) return { reason: "expired" };
+  if (getData(secret, KEYS.usagePrefix + "signing") !== "true") {
+    return { reason: 'usage-bootstrap-signing is not "true"' };
+  }
+  return { id, secret: tokenSecret };
+}
+
+/**
+ * The tokens that sign, in input order; for a duplicate ID the first wins, as
+ * in the controller. Skipped Secrets are reported with their reason.
+ *
+ * @example
+ * ```ts
+ * selectSigningTokens(secrets, now).tokens.map((t) => t.id);
+ * ```
+ */
+export function selectSigningTokens(
+  secrets: readonly DecodedSecret[],
+  now: Date,
+): { tokens: SigningToken[]; skipped: SkippedSecret[] } {
+  const tokens: SigningToken[] = [];
+  const skipped: SkippedSecret[] = [];
+  const ids = new Set<string>();
+  for (const s of secrets) {
+    const name = `${s.namespace || "<no namespace>"}/${s.name || "<no name>"}`;
+    const r = signingTokenOf(s, now);
+    if ("reason" in r) {
+      skipped.push({ name, reason: r.reason });
+    } else if (ids.has(r.id)) {
+      skipped.push({ name, reason: `duplicate token ID ${JSON.stringify(r.id)}` });
+    } else {
+      ids.add(r.id);
+      tokens.push(r);
+    }
+  }
+  return { tokens, skipped };
+}
+
+/** What {@link signClusterInfoData} changed, by token ID. */
+export interface SignResult {
+  /** The new `data`: kubeconfig untouched, signatures for exactly the signing tokens. */
+  data: Record<string, string>;
+  /** IDs that got a signature they did not have. */
+  added: string[];
+  /** IDs whose wrong signature was replaced. */
+  replaced: string[];
+  /** IDs whose signature was removed (token gone, expired or not for signing). */
+  removed: string[];
+  /** IDs whose signature was already right. */
+  unchanged: string[];
+  /** Whether the controller would update the ConfigMap. */
+  changed: boolean;
+}
+
+/**
+ * `signConfigMap`: drops every `jws-kubeconfig-*` key and signs
+ * `data.kubeconfig` (byte for byte) for each token. Other keys are kept.
+ * Throws when there is no `kubeconfig` key (the controller would do nothing).
+ *
+ * @example
+ * ```ts
+ * signClusterInfoData({ kubeconfig: "payload" }, [{ id: "abc123", secret: "tokenSecret" }]).added;
+ * // ["abc123"]
+ * ```
+ */
+export function signClusterInfoData(
+  data: Record<string, string>,
+  tokens: readonly SigningToken[],
+  source = "cluster-info",
+): SignResult {
+  const content = data[KUBECONFIG_KEY];
+  if (content === undefined || content === "") {
+    throw new InputError(`${source}: cluster-info has no kubeconfig key, nothing to sign`);
+  }
+  const old = new Map<string, string>();
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (k.startsWith(JWS_KEY_PREFIX)) old.set(k.slice(JWS_KEY_PREFIX.length), v);
+    else out[k] = v;
+  }
+  const result: SignResult = {
+    data: out,
+    added: [],
+    replaced: [],
+    removed: [],
+    unchanged: [],
+    changed: false,
+  };
+  const sign = detachedSigner(content);
+  for (const t of tokens) {
+    const sig = sign(t.id, t.secret);
+    out[JWS_KEY_PREFIX + t.id] = sig;
+    const before = old.get(t.id);
+    if (before === undefined) result.added.push(t.id);
+    else if (before !== sig) result.replaced.push(t.id);
+    else result.unchanged.push(t.id);
+  }
+  const signing = new Set(tokens.map((t) => t.id));
+  for (const id of old.keys()) {
+    if (!signing.has(id)) result.removed.push(id);
+  }
+  result.changed = result.added.length + result.replaced.length + result.removed.length > 0;
+  return result;
+}
+
+/**
+ * The Secrets among parsed objects, decoded (other kinds are ignored, so a
+ * whole `joinkit init` stream can be given).
+ *
+ * @example
+ * ```ts
+ * secretsIn(parseManifests(text, "s.yaml"), "s.yaml").length;
+ * ```
+ */
+export function secretsIn(objects: readonly unknown[], source: string): DecodedSecret[] {
+  return objects.filter(isSecretObject).map((o) => decodeSecret(o, source));
+}

@@ -1,0 +1,366 @@
+/**
+ * Reading and writing Kubernetes manifests: YAML streams, JSON objects and
+ * `List`s in, YAML streams or JSON out, with the quoting and key order
+ * kubectl uses so GitOps diffs stay quiet.
+ *
+ * YAML follows the 1.1 rules Kubernetes' own parser (go-yaml v2) applies, so
+ * a string such as `yes` or `0123` is quoted on output and read back the way
+ * kube-apiserver would read it.
+ *
+ * @module
+ */
+
+import { loadAll, Schema, timestampTag, YAML11_SCHEMA, YAMLException } from "js-yaml";
+import { Document, type Pair, type Scalar, stringify, type Tags, visit } from "yaml";
+import { InputError } from "../base/errors.ts";
+import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
+
+/** A Kubernetes object as parsed from JSON or YAML. */
+export type KubeObject = Record<string, unknown> & {
+  apiVersion?: unknown;
+  kind?: unknown;
+  metadata?: unknown;
+};
+
+/** Output formats for manifests. */
+export type ManifestFormat = "yaml" | "json";
+
+export { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
+
+/** Deepest nesting of maps and lists accepted in an input (Kubernetes objects stay far below). */
+export const MAX_DEPTH = 256;
+
+/** Whether `value` is a plain (non-array) object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses YAML (one or many documents) or JSON into objects, flattening any
+ * `List` (`kind: List` or `kind: <Thing>List` with `items`). Empty documents
+ * are skipped. `source` names the input in errors.
+ *
+ * @example
+ * ```ts
+ * parseManifests("kind: Secret\n---\nkind: ConfigMap\n", "in.yaml").length; // 2
+ * ```
+ */
+export function parseManifests(text: string, source = "input"): KubeObject[] {
+  if (text.length > MAX_INPUT_BYTES) {
+    throw new InputError(`${source}: input larger than ${MAX_INPUT_BYTES} bytes`);
+  }
+  const clean = text.replace(/^\uFEFF/, "");
+  checkBracketDepth(clean, source);
+  let docs: unknown[];
+  const trimmed = clean.trimStart();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      docs = [JSON.parse(clean)];
+    } catch {
+      docs = parseYaml(clean, source);
+    }
+  } else {
+    docs = parseYaml(clean, source);
+  }
+  const out: KubeObject[] = [];
+  const add = (doc: unknown, where: string, depth: number) => {
+    if (doc === null || doc === undefined) return;
+    if (Array.isArray(doc)) {
+      if (depth > 8) throw new InputError(`${source}: ${where} nests lists too deeply`);
+      doc.forEach((d, i) => add(d, `${where}[${i}]`, depth + 1));
+      return;
+    }
+    if (!isObject(doc)) {
+      throw new InputError(`${source}: ${where} is not an object`);
+    }
+    if (typeof doc.kind === "string" && doc.kind.endsWith("List") && Array.isArray(doc.items)) {
+      if (depth > 8) throw new InputError(`${source}: ${where} nests lists too deeply`);
+      doc.items.forEach((d, i) => add(d, `${where}items[${i}]`, depth + 1));
+      return;
+    }
+    if (out.length >= MAX_OBJECTS) {
+      throw new InputError(`${source}: more than ${MAX_OBJECTS} objects`);
+    }
+    checkDepth(doc, `${source}: ${where}`);
+    out.push(doc as KubeObject);
+  };
+  docs.forEach((d, i) => add(d, docs.length > 1 ? `document ${i + 1}` : "document", 0));
+  return out;
+}
+
+/**
+ * Refuses flow collections (`[`/`{`) nested beyond {@link MAX_DEPTH}, before
+ * any parser sees them: the YAML parser's time grows badly with such input.
+ * Brackets inside strings count too; no real manifest comes near the bound.
+ */
+function checkBracketDepth(text: string, source: string): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) {
+        throw new InputError(`${source}: nested more than ${MAX_DEPTH} levels deep`);
+      }
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+}
+
+/** Refuses a parsed value nested beyond {@link MAX_DEPTH} (checked without recursion). */
+function checkDepth(value: unknown, where: string): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d > MAX_DEPTH) {
+      throw new InputError(`${where} is nested more than ${MAX_DEPTH} levels deep`);
+    }
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+}
+
+// Kubernetes reads YAML with go-yaml v2's 1.1 rules (`yes` is a bool, `0123`
+// octal, `<<` merges) but keeps timestamps as strings.
+const K8S_YAML_SCHEMA = new Schema(YAML11_SCHEMA.tags.filter((t) => t !== timestampTag));
+
+/**
+ * Parses a YAML stream with js-yaml (several times faster than `yaml`'s
+ * parser on large streams, which matters for fleets of Secrets and CSRs),
+ * stopping at the first error, which is reported with its position.
+ */
+function parseYaml(text: string, source: string): unknown[] {
+  let docs: unknown[];
+  try {
+    docs = loadAll(text, { schema: K8S_YAML_SCHEMA, maxDepth: MAX_DEPTH });
+  } catch (err) {
+    const mark = err instanceof YAMLException ? err.mark : undefined;
+    // The reason may quote input (an alias name): cut it like any other first line.
+    const reason = firstLine(err instanceof YAMLException ? new Error(err.reason) : err);
+    const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : "";
+    const doc = mark ? documentNumber(text, mark.position) : 1;
+    throw new InputError(`${source}: document ${doc} is not valid YAML: ${reason}${where}`);
+  }
+  if (docs.length > MAX_OBJECTS) {
+    throw new InputError(`${source}: more than ${MAX_OBJECTS} documents`);
+  }
+  // js-yaml shares an aliased value instead of copying it, so an alias bomb
+  // parses quickly but would explode in any later walk. Every value takes at
+  // least one byte of input unless an alias repeats it: count them, bounded.
+  let left = 2 * text.length + 1000;
+  docs.forEach((doc, i) => {
+    const stack: unknown[] = [doc];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (--left < 0) {
+        throw new InputError(
+          `${source}: document ${i + 1}: too many values once YAML aliases are expanded`,
+        );
+      }
+      if (typeof v === "object" && v !== null) {
+        for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
+      }
+    }
+  });
+  return docs;
+}
+
+/** Which document of a stream an offset falls in (1-based), counting `---` lines. */
+function documentNumber(text: string, offset: number): number {
+  const before = text.slice(0, Math.max(0, offset));
+  const separators = before.match(/^---(?:[ \t].*)?$/gm)?.length ?? 0;
+  return before.trimStart().startsWith("---") ? Math.max(1, separators) : separators + 1;
+}
+
+function firstLine(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const line = (msg.split(/\r?\n/)[0] ?? "").trim();
+  // The parser quotes input (alias names, keys) in its messages: keep them short.
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/**
+ * Serialises one value as YAML the way kubectl prints it (go-yaml v2 through
+ * sigs.k8s.io/yaml): keys sorted, sequences not indented, no line folding,
+ * multi-line strings as literal blocks, strings that YAML 1.1 would read as
+ * another type double-quoted, other strings plain or, where plain is not
+ * allowed, single-quoted.
+ *
+ * @example
+ * ```ts
+ * toYaml({ b: 1, a: "yes" }); // 'a: "yes"\nb: 1\n'
+ * ```
+ */
+export function toYaml(value: unknown): string {
+  // No anchors: a value seen twice (from a YAML alias) is written out twice, as
+  // kubectl does; with sorted keys an alias could otherwise precede its anchor.
+  const doc = new Document(value, {
+    version: "1.1",
+    customTags: quotingByGoRulesOnly,
+    sortMapEntries: compareKeys,
+    aliasDuplicateObjects: false,
+  });
+  visit(doc, {
+    Scalar(_key, node: Scalar) {
+      if (typeof node.value !== "string") return;
+      const text = node.value;
+      if (text.includes("\n")) {
+        if (!NEEDS_DOUBLE_QUOTES.test(text.replace(/\n/g, ""))) node.type = "BLOCK_LITERAL";
+        else node.type = "QUOTE_DOUBLE";
+      } else if (goResolvesNonString(text) || NEEDS_DOUBLE_QUOTES.test(text)) {
+        node.type = "QUOTE_DOUBLE";
+      } else if (text.includes("'") && stringify(text, { singleQuote: true }).startsWith('"')) {
+        // libyaml falls back to single quotes (escaping ' as ''), never to double.
+        node.type = "QUOTE_SINGLE";
+      }
+    },
+  });
+  return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+}
+
+// YAML 1.1's own tests would quote e.g. `1e1000`; quoting must follow Go's resolver alone.
+const quotingByGoRulesOnly = (tags: Tags): Tags =>
+  tags.map((t) =>
+    typeof t === "object" && t.tag !== "tag:yaml.org,2002:str" && "test" in t
+      ? { ...t, test: undefined } as typeof t
+      : t
+  );
+
+/** Orders map keys as go-yaml v2 does: digit runs by value, non-letters before letters. */
+function compareKeys(x: Pair, y: Pair): number {
+  const a = String((x.key as Scalar | null)?.value ?? x.key);
+  const b = String((y.key as Scalar | null)?.value ?? y.key);
+  if (a === b) return 0;
+  return goYamlLess(a, b) ? -1 : 1;
+}
+
+/**
+ * True when go-yaml's order equals plain code-unit order for `a` and `b`:
+ * one is a prefix of the other, or at their first difference both
+ * characters are ASCII letters (digit runs and non-letters take Go's path).
+ */
+function orderIsCodePoint(a: string, b: string): boolean {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return true; // one is a prefix of the other: the shorter sorts first
+  const x = a.charCodeAt(i), y = b.charCodeAt(i);
+  const letter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return letter(x) && letter(y);
+}
+
+const isLetter = (c: string) => /\p{L}/u.test(c);
+const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
+
+/** go-yaml v2 `keyList.Less` for two string keys. */
+export function goYamlLess(a: string, b: string): boolean {
+  // Fast path for the usual keys, which first differ at a letter.
+  if (orderIsCodePoint(a, b)) return a < b;
+  const ar = [...a], br = [...b];
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    const ac = ar[i]!, bc = br[i]!;
+    if (ac === bc) continue;
+    const al = isLetter(ac), bl = isLetter(bc);
+    if (al && bl) return ac < bc;
+    if (al || bl) return bl;
+    let an = 0, bn = 0;
+    if (ac === "0" || bc === "0") {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== "0") {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i, bi = i;
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + Number(ar[ai]);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + Number(br[bi]);
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return ac < bc;
+  }
+  return ar.length < br.length;
+}
+
+// Characters libyaml will not put in plain or single-quoted scalars.
+// deno-lint-ignore no-control-regex
+const NEEDS_DOUBLE_QUOTES = /[\t\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
+
+const GO_NON_STRINGS = new Set([
+  ...["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"],
+  ...["n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"],
+  ...["", "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN"],
+  ...[".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"],
+]);
+const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+const TIMESTAMP =
+  /^\d{4}-\d{1,2}-\d{1,2}(?:(?:[Tt]\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: \d{1,2}:\d{1,2}:\d{1,2}(?:\.\d+)?))?$/;
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
+
+/** Go's `strconv.ParseFloat` succeeds (no range error) for a YAML-style float. */
+const goFloatOk = (s: string): boolean => Number.isFinite(Number(s));
+
+/**
+ * Whether go-yaml v2's `resolve` reads the plain scalar `s` as something
+ * other than a string (so its encoder double-quotes it).
+ *
+ * @example
+ * ```ts
+ * goResolvesNonString("yes"); // true
+ * goResolvesNonString("1e1000"); // false: ParseFloat's range error leaves it a string
+ * ```
+ */
+export function goResolvesNonString(s: string): boolean {
+  if (GO_NON_STRINGS.has(s)) return true;
+  if (BASE60_FLOAT.test(s)) return true;
+  const c = s[0];
+  if (c === ".") return YAML_STYLE_FLOAT.test(s) && goFloatOk(s);
+  if (c === undefined || !/[-+0-9]/.test(c)) return false;
+  if (TIMESTAMP.test(s)) return true;
+  const plain = s.replace(/_/g, "");
+  if (GO_INT.test(plain)) return true; // int64 or uint64 (overflow falls through to float)
+  return YAML_STYLE_FLOAT.test(plain) && goFloatOk(plain);
+}
+
+/**
+ * Serialises one value as JSON the way kubectl prints it: keys sorted, four
+ * spaces of indent, trailing newline.
+ *
+ * @example
+ * ```ts
+ * toJson({ b: 1, a: 2 }); // '{\n    "a": 2,\n    "b": 1\n}\n'
+ * ```
+ */
+export function toJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value), null, 4) + "\n";
+}
+
+/** A deep copy of `value` with every object's keys in sorted order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      if (value[key] !== undefined) out[key] = sortKeys(value[key]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Renders objects for `kubectl apply -f -`: YAML documents separated by
+ * `---`, or JSON (one object, or a `v1` `List` for several).
+ *
+ * @example
+ * ```ts
+ * renderObjects([secret], "yaml");
+ * ```
+ */
+export function renderObjects(objects: readonly unknown[], format: ManifestFormat): string {
+  if (format === "json") {
+    if (objects.length === 1) return toJson(objects[0]);
+    return toJson({ apiVersion: "v1", items: objects, kind: "List", metadata: {} });
+  }
+  return objects.map(toYaml).join("---\n");
+}

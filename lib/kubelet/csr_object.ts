@@ -1,0 +1,183 @@
+/**
+ * `certificates.k8s.io/v1` CertificateSigningRequest objects: building the
+ * one the kubelet posts, reading objects back (with Go's strict base64 for
+ * `spec.request`), and the status changes `kubectl certificate approve` and
+ * the signer make.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { InputError } from "../base/errors.ts";
+import { isObject, type KubeObject } from "../k8s/manifest.ts";
+import { formatRfc3339 } from "../go/time.ts";
+
+/** API version and kind of CSR objects. */
+export const CSR_API_VERSION = "certificates.k8s.io/v1";
+/** The kind. */
+export const CSR_KIND = "CertificateSigningRequest";
+
+/** What the kubelet sends. */
+export interface CsrObjectSpec {
+  /** Fixed name (bootstrap: `node-csr-…`), or undefined to use `generateName: csr-`. */
+  name?: string | undefined;
+  requestPem: string;
+  signerName: string;
+  usages: readonly string[];
+  expirationSeconds?: number | undefined;
+}
+
+/** Builds the CertificateSigningRequest object. */
+export function buildCsrObject(s: CsrObjectSpec): KubeObject {
+  const spec: Record<string, unknown> = {
+    request: Buffer.from(s.requestPem, "utf8").toString("base64"),
+    signerName: s.signerName,
+    usages: [...s.usages],
+  };
+  if (s.expirationSeconds !== undefined) spec.expirationSeconds = s.expirationSeconds;
+  return {
+    apiVersion: CSR_API_VERSION,
+    kind: CSR_KIND,
+    metadata: s.name !== undefined ? { name: s.name } : { generateName: "csr-" },
+    spec,
+  };
+}
+
+/** Decodes standard base64 strictly, as Go's `encoding/json` does for `[]byte`. */
+export function strictBase64(text: string): Uint8Array | undefined {
+  const s = text.replace(/[\r\n]/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) return undefined;
+  return new Uint8Array(Buffer.from(s, "base64"));
+}
+
+/** A CSR object as read. */
+export interface CsrObject {
+  /** The object itself. */
+  obj: KubeObject;
+  /** `metadata.name`, or `<generateName>…`, or `(unnamed)`. */
+  name: string;
+  /** `metadata.name` as given ("" when absent). */
+  metadataName: string;
+  /** `metadata.generateName` as given ("" when absent). */
+  generateName: string;
+  signerName: string;
+  usages: string[];
+  expirationSeconds: number | undefined;
+  username: string | undefined;
+  /** Decoded `spec.request` bytes. */
+  request: Uint8Array;
+  conditions: Record<string, unknown>[];
+  /** Decoded `status.certificate` text ("" when none). */
+  certificate: string;
+}
+
+/** Whether a parsed manifest is a CertificateSigningRequest. */
+export function isCsrObject(obj: KubeObject): boolean {
+  return obj.kind === CSR_KIND;
+}
+
+/** The display name of a CSR object. */
+export function csrObjectName(obj: KubeObject): string {
+  const md = isObject(obj.metadata) ? obj.metadata : {};
+  if (typeof md.name === "string" && md.name) return md.name;
+  if (typeof md.generateName === "string" && md.generateName) return `${md.generateName}…`;
+  return "(unnamed)";
+}
+
+/**
+ * Reads a CSR object's fields. Throws `InputError` (prefixed with `where`)
+ * for a wrong kind or apiVersion, or fields of the wrong type or encoding.
+ */
+export function readCsrObject(obj: KubeObject, where: string): CsrObject {
+  if (obj.kind !== CSR_KIND) {
+    throw new InputError(`${where}: kind ${JSON.stringify(obj.kind)} is not ${CSR_KIND}`);
+  }
+  if (obj.apiVersion !== CSR_API_VERSION && obj.apiVersion !== "certificates.k8s.io/v1beta1") {
+    throw new InputError(
+      `${where}: apiVersion ${JSON.stringify(obj.apiVersion)} is not ${CSR_API_VERSION}`,
+    );
+  }
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const status = isObject(obj.status) ? obj.status : {};
+  if (typeof spec.request !== "string") throw new InputError(`${where}: spec.request is missing`);
+  const request = strictBase64(spec.request);
+  if (request === undefined) {
+    throw new InputError(`${where}: spec.request is not valid base64`);
+  }
+  const usages = spec.usages ?? [];
+  if (!Array.isArray(usages) || usages.some((u) => typeof u !== "string")) {
+    throw new InputError(`${where}: spec.usages must be a list of strings`);
+  }
+  const exp = spec.expirationSeconds;
+  if (exp !== undefined && exp !== null && (typeof exp !== "number" || !Number.isInteger(exp))) {
+    throw new InputError(`${where}: spec.expirationSeconds must be an integer`);
+  }
+  let certificate = "";
+  if (status.certificate !== undefined && status.certificate !== null) {
+    const b = typeof status.certificate === "string" ? strictBase64(status.certificate) : undefined;
+    if (b === undefined) throw new InputError(`${where}: status.certificate is not valid base64`);
+    certificate = Buffer.from(b).toString("utf8");
+  }
+  const conds = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+  const md = isObject(obj.metadata) ? obj.metadata : {};
+  return {
+    obj,
+    name: csrObjectName(obj),
+    metadataName: typeof md.name === "string" ? md.name : "",
+    generateName: typeof md.generateName === "string" ? md.generateName : "",
+    signerName: typeof spec.signerName === "string" ? spec.signerName : "",
+    usages: usages as string[],
+    expirationSeconds: typeof exp === "number" ? exp : undefined,
+    username: typeof spec.username === "string" ? spec.username : undefined,
+    request,
+    conditions: conds,
+    certificate,
+  };
+}
+
+/** Whether a condition of `type` with status True (or empty) is present. */
+export function hasCondition(c: CsrObject, type: string): boolean {
+  return c.conditions.some((x) => x.type === type && (x.status === "True" || !x.status));
+}
+
+/** The condition `kubectl certificate approve` adds. */
+export function approvedCondition(now: Date): Record<string, unknown> {
+  return {
+    lastUpdateTime: formatRfc3339(now),
+    message: "This CSR was approved by kubectl certificate approve.",
+    reason: "KubectlApprove",
+    status: "True",
+    type: "Approved",
+  };
+}
+
+/** The condition the signer adds when its validator refuses a CSR. */
+export function failedCondition(now: Date, message: string): Record<string, unknown> {
+  return {
+    lastUpdateTime: formatRfc3339(now),
+    message,
+    reason: "SignerValidationFailure",
+    status: "True",
+    type: "Failed",
+  };
+}
+
+/**
+ * A copy of the object with extra conditions appended and, when given,
+ * `status.certificate` set to the base64 of `certPem`.
+ */
+export function withStatus(
+  obj: KubeObject,
+  conditions: Record<string, unknown>[],
+  certPem?: string,
+): KubeObject {
+  const copy = structuredClone(obj) as KubeObject;
+  const status = isObject(copy.status) ? copy.status : {};
+  if (conditions.length) {
+    const existing = Array.isArray(status.conditions) ? status.conditions : [];
+    status.conditions = [...existing, ...conditions];
+  }
+  if (certPem !== undefined) status.certificate = Buffer.from(certPem, "utf8").toString("base64");
+  copy.status = status;
+  return copy;
+}

@@ -1,0 +1,340 @@
+/**
+ * kube-controller-manager's CSR signers, offline: the per-signer request
+ * validators (`signer.go`), the lifetime rule (`duration`), the
+ * `PermissiveSigningPolicy` (5-minute backdate, 8-hour short-cert rule, CA
+ * expiry truncation, usages → KU/EKU, CA bit false, CSR extensions dropped)
+ * and `CertificateAuthority.Sign` (CSR signature check, random 128-bit
+ * serial, subject and SANs copied). Certificates are made with
+ * `@peculiar/x509`'s ASN.1 schema and algorithm provider and signed with
+ * WebCrypto.
+ *
+ * @module
+ */
+
+import {
+  APISERVER_CLIENT_SIGNER,
+  type CsrFacts,
+  KUBELET_CLIENT_SIGNER,
+  KUBELET_SERVING_SIGNER,
+  LEGACY_UNKNOWN_SIGNER,
+  validAPIServerClientUsages,
+  validateKubeletClientCSR,
+  validateKubeletServingCSR,
+} from "./approver.ts";
+import type { Cert } from "../pki/cert_info.ts";
+import type { Csr } from "./csr.ts";
+import { checkSignature } from "../pki/x509_signature.ts";
+import { CheckError, InputError } from "../base/errors.ts";
+import { cryptoRandom, type RandomBytes } from "../base/random.ts";
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
+import { EXT, extension, goName, sanExtension, sansEmpty } from "../pki/pkix.ts";
+import { signingAlgorithm } from "../pki/keys.ts";
+import { ekuOid, keyUsagesFromStrings } from "../pki/usages.ts";
+import { x509 } from "../pki/x509.ts";
+
+const MINUTE = 60_000;
+/** The signer's backdate. */
+export const BACKDATE_MS = 5 * MINUTE;
+/** Below this TTL the end is not backdated. */
+export const SHORT_MS = 8 * 60 * MINUTE;
+/** The lifetime floor ("2x hard coded backdate"). */
+export const MIN_DURATION_MS = 10 * MINUTE;
+/** `--cluster-signing-duration` default: 8760h. */
+export const DEFAULT_SIGNING_DURATION_MS = 8760 * 60 * MINUTE;
+
+/** The four built-in signers, in upstream's table order. */
+export const BUILTIN_SIGNERS: readonly string[] = [
+  KUBELET_SERVING_SIGNER,
+  KUBELET_CLIENT_SIGNER,
+  APISERVER_CLIENT_SIGNER,
+  LEGACY_UNKNOWN_SIGNER,
+];
+
+/** A signer's request validator: the refusal reason, or `undefined`. */
+export type Validator = (csr: CsrFacts, usages: readonly string[]) => string | undefined;
+
+/**
+ * The validator of a built-in signer. Throws `unrecognized signerName: %q`
+ * (as `NewCSRSigningController`) for any other name.
+ */
+export function signerValidator(signerName: string): Validator {
+  switch (signerName) {
+    case KUBELET_SERVING_SIGNER:
+      return validateKubeletServingCSR;
+    case KUBELET_CLIENT_SIGNER:
+      return validateKubeletClientCSR;
+    case APISERVER_CLIENT_SIGNER:
+      return validAPIServerClientUsages;
+    case LEGACY_UNKNOWN_SIGNER:
+      return () => undefined;
+    default:
+      throw new CheckError(`unrecognized signerName: ${JSON.stringify(signerName)}`);
+  }
+}
+
+/**
+ * The signer's `duration(expirationSeconds)`: `certTTL` when unset, capped at
+ * `certTTL`, floored at 10 minutes.
+ *
+ * @example
+ * ```ts
+ * signerDuration(3_600_000, 1800); // 1_800_000
+ * ```
+ */
+export function signerDuration(certTtlMs: number, expirationSeconds?: number): number {
+  if (expirationSeconds === undefined || expirationSeconds === null) return certTtlMs;
+  const requested = expirationSeconds * 1000;
+  if (requested > certTtlMs) return certTtlMs;
+  if (requested < MIN_DURATION_MS) return MIN_DURATION_MS;
+  return requested;
+}
+
+/** Go's `time.Time.String()` for a UTC time: `2006-01-02 15:04:05 +0000 UTC`. */
+export function goTimeString(d: Date): string {
+  return d.toISOString().replace("T", " ").replace(/\.\d+Z$/, " +0000 UTC");
+}
+
+/**
+ * `PermissiveSigningPolicy.apply`'s validity window: NotBefore = now−5m;
+ * NotAfter = now+ttl (ttl < 8h) or now+ttl−5m; truncated at the CA's NotAfter.
+ * Throws upstream's errors when the CA has expired.
+ */
+export function policyWindow(
+  now: Date,
+  ttlMs: number,
+  signerNotAfter: Date,
+): { notBefore: Date; notAfter: Date } {
+  const t = now.getTime();
+  const notBefore = new Date(t - BACKDATE_MS);
+  let notAfter = new Date(ttlMs < SHORT_MS ? t + ttlMs : t + ttlMs - BACKDATE_MS);
+  if (notAfter.getTime() >= signerNotAfter.getTime()) notAfter = signerNotAfter;
+  if (notBefore.getTime() >= signerNotAfter.getTime()) {
+    throw new CheckError(`the signer has expired: NotAfter=${goTimeString(signerNotAfter)}`);
+  }
+  if (t >= signerNotAfter.getTime()) {
+    throw new CheckError(
+      `refusing to sign a certificate that expired in the past: NotAfter=${
+        goTimeString(signerNotAfter)
+      }`,
+    );
+  }
+  return { notBefore, notAfter };
+}
+
+/** A CA ready to sign: its parsed certificate, its key and Go's algorithm for it. */
+export interface SigningCa {
+  cert: Cert;
+  key: CryptoKey;
+  /** The WebCrypto signing algorithm (with the curve for ECDSA). */
+  algorithm: Algorithm & { hash?: string; namedCurve?: string };
+  /** The signature AlgorithmIdentifier, as the library encodes it. */
+  algorithmId: asn1X509.AlgorithmIdentifier;
+  /** The CA's subject, the issuer of what it signs. */
+  issuer: asn1X509.Name;
+  /** The authorityKeyIdentifier extension (from the CA's SKI), if it has one. */
+  aki: asn1X509.Extension | undefined;
+}
+
+/** Wraps a CA certificate and its WebCrypto private key. */
+export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
+  let algorithm: SigningCa["algorithm"];
+  try {
+    const curve = (privateKey.algorithm as KeyAlgorithm & { namedCurve?: string }).namedCurve;
+    algorithm = { ...signingAlgorithm(privateKey), ...curve ? { namedCurve: curve } : {} };
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
+  const ski = cert.subjectKeyId;
+  const algorithmId = new x509.AlgorithmProvider().toAsnAlgorithm(algorithm);
+  return {
+    cert,
+    key: privateKey,
+    algorithm,
+    algorithmId,
+    issuer: AsnConvert.parse(cert.subjectDer as BufferSource, asn1X509.Name),
+    aki: ski && ski.length
+      ? extension(
+        EXT.authorityKeyId,
+        false,
+        new asn1X509.AuthorityKeyIdentifier({
+          keyIdentifier: new asn1X509.KeyIdentifier(ski as BufferSource),
+        }),
+      )
+      : undefined,
+  };
+}
+
+/** Whole seconds: X.509 times carry no fraction (Go truncates). */
+const wholeSeconds = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
+
+const BASIC_CONSTRAINTS = extension(
+  EXT.basicConstraints,
+  true,
+  new asn1X509.BasicConstraints({ cA: false }),
+);
+
+const usageCache = new Map<string, asn1X509.Extension[]>();
+
+/** The key-usage and EKU extensions for usage strings (cached: a batch repeats them). */
+function usageExtensions(usages: readonly string[]): asn1X509.Extension[] {
+  const k = usages.join("\n");
+  let exts = usageCache.get(k);
+  if (!exts) {
+    const { keyUsage, extKeyUsage } = keyUsagesFromStrings(usages);
+    exts = [];
+    if (keyUsage !== 0) exts.push(extension(EXT.keyUsage, true, new asn1X509.KeyUsage(keyUsage)));
+    if (extKeyUsage.length) {
+      exts.push(
+        extension(
+          EXT.extKeyUsage,
+          false,
+          new asn1X509.ExtendedKeyUsage(extKeyUsage.map(ekuOid)),
+        ),
+      );
+    }
+    if (usageCache.size > 64) usageCache.clear();
+    usageCache.set(k, exts);
+  }
+  return exts;
+}
+
+/** A random serial as Go's positive `big.Int` encodes: no leading zero bytes, a sign byte if needed. */
+function positiveInteger(b: Uint8Array): ArrayBuffer {
+  let i = 0;
+  while (i < b.length - 1 && b[i] === 0) i++;
+  const m = b.subarray(i);
+  const out = new Uint8Array(m.length + (m[0]! & 0x80 ? 1 : 0));
+  out.set(m, out.length - m.length);
+  return out.buffer;
+}
+
+/** One signing request. */
+export interface SignRequest {
+  csr: Csr;
+  usages: readonly string[];
+  expirationSeconds?: number | undefined;
+  /** `--cluster-signing-duration`, ms. */
+  certTtlMs: number;
+  now: Date;
+  random?: RandomBytes;
+  /** Skip the CSR self-signature check (already done by the caller). */
+  signatureChecked?: boolean;
+}
+
+/**
+ * `CertificateAuthority.Sign` with the permissive policy: checks the CSR
+ * signature, then issues a DER certificate. Refusals are `CheckError`s with
+ * upstream's text.
+ */
+export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Array> {
+  const { csr, now } = req;
+  const ttl = signerDuration(req.certTtlMs, req.expirationSeconds);
+  if (!req.signatureChecked) {
+    // CertificateAuthority.Sign: CheckSignature (SHA-1 allowed) before anything else.
+    const bad = checkSignature(
+      csr.signatureAlgorithm,
+      csr.tbs,
+      csr.signature,
+      csr.publicKeyAlgorithm,
+      csr.key.spki,
+      true,
+    );
+    if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
+  }
+  const usageExts = usageExtensions(req.usages);
+  const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
+  const serial = (req.random ?? cryptoRandom)(16);
+  const extensions = [...usageExts, BASIC_CONSTRAINTS];
+  if (ca.aki) extensions.push(ca.aki);
+  const subject = goName(csr.subject);
+  if (!sansEmpty(csr.sans)) extensions.push(sanExtension(csr.sans, subject.length === 0));
+  try {
+    const tbs = new asn1X509.TBSCertificate({
+      version: asn1X509.Version.v3,
+      serialNumber: positiveInteger(serial),
+      signature: ca.algorithmId,
+      issuer: ca.issuer,
+      validity: new asn1X509.Validity({
+        notBefore: wholeSeconds(notBefore),
+        notAfter: wholeSeconds(notAfter),
+      }),
+      subject,
+      subjectPublicKeyInfo: csr.spkiAsn ??
+        AsnConvert.parse(csr.key.spki as BufferSource, asn1X509.SubjectPublicKeyInfo),
+      extensions: new asn1X509.Extensions(extensions),
+    });
+    const tbsDer = AsnConvert.serialize(tbs);
+    const raw = await globalThis.crypto.subtle.sign(ca.algorithm, ca.key, tbsDer);
+    const signatureValue = ca.algorithm.name === "ECDSA"
+      ? new x509.AsnEcSignatureFormatter().toAsnSignature(ca.algorithm, raw)
+      : raw;
+    if (!signatureValue) throw new Error("cannot encode the ECDSA signature");
+    const cert = new asn1X509.Certificate({
+      tbsCertificate: tbs,
+      signatureAlgorithm: ca.algorithmId,
+      signatureValue,
+    });
+    return new Uint8Array(AsnConvert.serialize(cert));
+  } catch (e) {
+    throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Loads a signing CA: the first certificate of `caPem` and the private key
+ * of `keyPem`. Refuses (InputError, naming the file) a certificate that is
+ * not a CA, and a key that is not the certificate's.
+ */
+export async function loadSigningCa(
+  caPem: string,
+  caName: string,
+  keyPem: string,
+  keyName: string,
+): Promise<SigningCa> {
+  const { certificatesFromPem } = await import("../pki/certsource.ts");
+  const { parseCertificateFrom } = await import("../pki/cert_info.ts");
+  const { importPrivateKeyPem, publicKeyMatches } = await import("../pki/keys.ts");
+  const der = certificatesFromPem(caPem, caName)[0]!;
+  const cert = parseCertificateFrom(der, caName);
+  if (cert.basicConstraints?.isCA !== true) {
+    throw new InputError(
+      `${caName}: certificate is not a CA (basicConstraints CA:FALSE or absent)`,
+    );
+  }
+  const key = await importPrivateKeyPem(keyPem, keyName);
+  if (!publicKeyMatches(key.spki, cert.key.spki)) {
+    throw new InputError(`${keyName}: private key does not match ${caName}`);
+  }
+  return signingCa(cert, key.privateKey);
+}
+
+/** Default usages for a signer and key type when a bare PEM CSR names none. */
+export function defaultUsages(signerName: string, keyType: string): string[] | undefined {
+  const rsa = keyType === "RSA";
+  switch (signerName) {
+    case KUBELET_CLIENT_SIGNER:
+    case APISERVER_CLIENT_SIGNER:
+      return rsa
+        ? ["digital signature", "key encipherment", "client auth"]
+        : ["digital signature", "client auth"];
+    case KUBELET_SERVING_SIGNER:
+      return rsa
+        ? ["digital signature", "key encipherment", "server auth"]
+        : ["digital signature", "server auth"];
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The built-in signer a bare CSR suits, by content (like v1beta1's
+ * signerName defaulting): kubelet client, kubelet serving, else undefined.
+ */
+export function guessSigner(csr: CsrFacts): string | undefined {
+  const client = defaultUsages(KUBELET_CLIENT_SIGNER, csr.key.type)!;
+  if (validateKubeletClientCSR(csr, client) === undefined) return KUBELET_CLIENT_SIGNER;
+  const serving = defaultUsages(KUBELET_SERVING_SIGNER, csr.key.type)!;
+  if (validateKubeletServingCSR(csr, serving) === undefined) return KUBELET_SERVING_SIGNER;
+  return undefined;
+}

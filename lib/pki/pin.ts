@@ -1,0 +1,158 @@
+/**
+ * CA public-key pins as kubeadm computes and checks them
+ * (`cmd/kubeadm/app/util/pubkeypin`): `sha256:<hex>` of the certificate's
+ * DER SubjectPublicKeyInfo (RFC 7469 style), and a pin set with kubeadm's
+ * exact parsing rules and error texts.
+ *
+ * Loads no ASN.1 or X.509 library: the SPKI is found with `lib/pki/der.ts`.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { certificateParts, tlvBytes } from "./der.ts";
+import { CheckError, InputError } from "../base/errors.ts";
+import { goQuote } from "../tokens/token.ts";
+
+/** The only pin format kubeadm knows. */
+export const SUPPORTED_FORMATS = "sha256";
+
+/**
+ * The DER SubjectPublicKeyInfo of a DER certificate (a view into `certDer`).
+ * Throws `InputError` (prefixed with `source`) when the certificate is malformed.
+ *
+ * @example
+ * ```ts
+ * const spki = spkiOf(der); // starts with 0x30
+ * ```
+ */
+export function spkiOf(certDer: Uint8Array, source?: string): Uint8Array {
+  try {
+    return tlvBytes(certDer, certificateParts(certDer).spki);
+  } catch (e) {
+    if (source !== undefined && e instanceof InputError) {
+      throw new InputError(`${source}: invalid certificate: ${e.message}`);
+    }
+    throw e;
+  }
+}
+
+/** SHA-256 of `data`, lowercase hex. */
+export function sha256Hex(data: Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/**
+ * kubeadm's pin of a certificate: `sha256:` + lowercase hex SHA-256 of its
+ * DER SubjectPublicKeyInfo (`pubkeypin.Hash`).
+ *
+ * @example
+ * ```ts
+ * caCertHash(der); // "sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3"
+ * ```
+ */
+export function caCertHash(certDer: Uint8Array): string {
+  return spkiHash(spkiOf(certDer));
+}
+
+/** The pin of a DER SubjectPublicKeyInfo (same value as {@link caCertHash} of its certificate). */
+export function spkiHash(spki: Uint8Array): string {
+  return "sha256:" + sha256Hex(spki);
+}
+
+/** Go's `%#U` of one byte treated as a rune, as in `encoding/hex.InvalidByteError`. */
+function goRune(b: number): string {
+  const code = `U+${b.toString(16).toUpperCase().padStart(4, "0")}`;
+  const printable = (b >= 0x20 && b < 0x7f) || b >= 0xa1 && b !== 0xad;
+  return printable ? `${code} '${String.fromCodePoint(b)}'` : code;
+}
+
+/** Go's `hex.DecodeString` validation: undefined when valid, else its error text. */
+function hexError(bytes: Uint8Array): string | undefined {
+  const isHex = (c: number) =>
+    (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+  for (const c of bytes) {
+    if (!isHex(c)) return `encoding/hex: invalid byte: ${goRune(c)}`;
+  }
+  if (bytes.length % 2 === 1) return "encoding/hex: odd length hex string";
+  return undefined;
+}
+
+/**
+ * A set of CA public-key pins, as kubeadm join's `pubkeypin.Set`.
+ *
+ * @example
+ * ```ts
+ * const pins = new PinSet();
+ * pins.allow("sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3");
+ * pins.checkAny([caDer]); // throws CheckError unless one certificate matches
+ * ```
+ */
+export class PinSet {
+  readonly #sha256 = new Set<string>();
+
+  /**
+   * Adds pins (`sha256:<64 hex>`, format case-insensitive, hex of either
+   * case). Throws `InputError` with kubeadm's text at the first malformed
+   * one; pins before it stay added, as upstream.
+   */
+  allow(...hashes: string[]): void {
+    for (const hash of hashes) {
+      const parts = hash.split(":");
+      if (parts.length !== 2) {
+        throw new InputError(
+          `invalid hash, expected "format:hex-value". Known format(s) are: ${SUPPORTED_FORMATS}`,
+        );
+      }
+      const format = parts[0]!.toLowerCase();
+      const value = parts[1]!;
+      if (format !== "sha256") {
+        throw new InputError(
+          `unknown hash format ${goQuote(format)}. Known format(s) are: ${SUPPORTED_FORMATS}`,
+        );
+      }
+      const bytes = Buffer.from(value, "utf8");
+      const decodedLength = Math.floor(bytes.length / 2);
+      let why: string | undefined;
+      if (decodedLength !== 32) {
+        why = `expected a 32 byte SHA-256 hash, found ${decodedLength} bytes`;
+      } else {
+        const bad = hexError(bytes);
+        if (bad !== undefined) why = `could not decode SHA-256 from hex: ${bad}`;
+      }
+      if (why !== undefined) throw new InputError(`invalid hash ${goQuote(hash)}, ${why}`);
+      this.#sha256.add(value.toLowerCase());
+    }
+  }
+
+  /** Whether no pin was added (`Set.Empty`). */
+  isEmpty(): boolean {
+    return this.#sha256.size === 0;
+  }
+
+  /** The pins, normalised to `sha256:<lowercase hex>`, in the order added. */
+  pins(): string[] {
+    return [...this.#sha256].map((h) => "sha256:" + h);
+  }
+
+  /** Index of the first certificate whose key is pinned, or -1. */
+  match(certDers: readonly Uint8Array[]): number {
+    return certDers.findIndex((der) => this.#sha256.has(sha256Hex(spkiOf(der))));
+  }
+
+  /**
+   * Passes when any certificate's public key is pinned (`Set.CheckAny`);
+   * returns the index of the first that is. Otherwise throws `CheckError`
+   * `none of the public keys "<h1>:<h2>…" are pinned`.
+   */
+  checkAny(certDers: readonly Uint8Array[]): number {
+    const hashes: string[] = [];
+    for (let i = 0; i < certDers.length; i++) {
+      const h = sha256Hex(spkiOf(certDers[i]!));
+      if (this.#sha256.has(h)) return i;
+      hashes.push("sha256:" + h);
+    }
+    throw new CheckError(`none of the public keys ${goQuote(hashes.join(":"))} are pinned`);
+  }
+}

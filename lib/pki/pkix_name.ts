@@ -1,0 +1,364 @@
+/**
+ * Distinguished names as Go's `crypto/x509/pkix.Name` reads and writes them,
+ * on top of `@peculiar/x509`'s `Name` (its ASN.1 `Name` does the DER work).
+ *
+ * @module
+ */
+
+import { AsnConvert } from "@peculiar/asn1-schema";
+import * as asn1X509 from "@peculiar/asn1-x509";
+import { Buffer } from "node:buffer";
+import { DerCursor, latin1, type Tlv } from "./der.ts";
+import { InputError } from "../base/errors.ts";
+import { x509 } from "./x509.ts";
+
+/** Attribute-type OIDs Go's `pkix.Name` knows, with their short names. */
+export const NAME_OIDS = {
+  country: "2.5.4.6",
+  organization: "2.5.4.10",
+  organizationalUnit: "2.5.4.11",
+  commonName: "2.5.4.3",
+  serialNumber: "2.5.4.5",
+  locality: "2.5.4.7",
+  province: "2.5.4.8",
+  streetAddress: "2.5.4.9",
+  postalCode: "2.5.4.17",
+} as const;
+
+const SHORT: Record<string, string> = {
+  "2.5.4.6": "C",
+  "2.5.4.10": "O",
+  "2.5.4.11": "OU",
+  "2.5.4.3": "CN",
+  "2.5.4.5": "SERIALNUMBER",
+  "2.5.4.7": "L",
+  "2.5.4.8": "ST",
+  "2.5.4.9": "STREET",
+  "2.5.4.17": "POSTALCODE",
+  "1.2.840.113549.1.9.1": "emailAddress",
+};
+
+/** A distinguished name as Go's `pkix.Name` holds it. */
+export interface Name {
+  country: string[];
+  organization: string[];
+  organizationalUnit: string[];
+  locality: string[];
+  province: string[];
+  streetAddress: string[];
+  postalCode: string[];
+  serialNumber: string;
+  commonName: string;
+  /** Every attribute, RDN by RDN, as read (for display). */
+  rdns: { oid: string; value: string }[][];
+}
+
+/** An empty {@link Name}. */
+export function emptyName(): Name {
+  return {
+    country: [],
+    organization: [],
+    organizationalUnit: [],
+    locality: [],
+    province: [],
+    streetAddress: [],
+    postalCode: [],
+    serialNumber: "",
+    commonName: "",
+    rdns: [],
+  };
+}
+
+/** The text of a string attribute value; `undefined` for a non-string one. */
+function attributeText(v: asn1X509.AttributeValue): string | undefined {
+  if (v.anyValue) return undefined;
+  const s = v.ia5String ?? v.utf8String ?? v.printableString ?? v.teletexString ??
+    v.bmpString ?? v.universalString;
+  return s ?? "";
+}
+
+/**
+ * Reads a name (an `x509.Name` or a parsed ASN.1 `Name`) as Go's
+ * `FillFromRDNSequence` does; a non-string value shows as `#` + DER hex.
+ */
+export function nameFromX509(name: x509.Name | asn1X509.Name): Name {
+  const asn = name instanceof x509.Name
+    ? AsnConvert.parse(name.toArrayBuffer(), asn1X509.Name)
+    : name;
+  const out = emptyName();
+  for (const rdn of asn) {
+    const set: { oid: string; value: string }[] = [];
+    for (const atv of rdn) {
+      const value = attributeText(atv.value);
+      if (value === undefined) {
+        set.push({
+          oid: atv.type,
+          value: "#" + Buffer.from(atv.value.anyValue!).toString("hex"),
+        });
+        continue;
+      }
+      set.push({ oid: atv.type, value });
+      switch (atv.type) {
+        case NAME_OIDS.commonName:
+          out.commonName = value;
+          break;
+        case NAME_OIDS.serialNumber:
+          out.serialNumber = value;
+          break;
+        case NAME_OIDS.country:
+          out.country.push(value);
+          break;
+        case NAME_OIDS.locality:
+          out.locality.push(value);
+          break;
+        case NAME_OIDS.province:
+          out.province.push(value);
+          break;
+        case NAME_OIDS.streetAddress:
+          out.streetAddress.push(value);
+          break;
+        case NAME_OIDS.postalCode:
+          out.postalCode.push(value);
+          break;
+        case NAME_OIDS.organization:
+          out.organization.push(value);
+          break;
+        case NAME_OIDS.organizationalUnit:
+          out.organizationalUnit.push(value);
+          break;
+      }
+    }
+    out.rdns.push(set);
+  }
+  return out;
+}
+
+/** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
+function isPrintable(s: string): boolean {
+  return /^[A-Za-z0-9 '()+,\-./:=?*]*$/.test(s);
+}
+
+/**
+ * Builds a name as Go's `Name.ToRDNSequence` + `asn1.Marshal` do: C, ST, L,
+ * STREET, POSTALCODE, O, OU, CN, SERIALNUMBER, several values of one type in
+ * one multi-valued RDN (a DER SET, so sorted by encoding), each value a
+ * PrintableString when it can be, else a UTF8String; other attributes are
+ * dropped.
+ */
+export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): asn1X509.Name {
+  const asn = new asn1X509.Name();
+  const add = (values: string[], type: string) => {
+    if (values.length === 0) return;
+    const atvs = values.map((v) =>
+      new asn1X509.AttributeTypeAndValue({
+        type,
+        value: new asn1X509.AttributeValue(
+          isPrintable(v) ? { printableString: v } : { utf8String: v },
+        ),
+      })
+    );
+    if (atvs.length > 1) {
+      const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
+      keyed.sort((x, y) => Buffer.compare(x.der, y.der));
+      atvs.splice(0, atvs.length, ...keyed.map((k) => k.a));
+    }
+    asn.push(new asn1X509.RelativeDistinguishedName(atvs));
+  };
+  add(n.country, NAME_OIDS.country);
+  add(n.province, NAME_OIDS.province);
+  add(n.locality, NAME_OIDS.locality);
+  add(n.streetAddress, NAME_OIDS.streetAddress);
+  add(n.postalCode, NAME_OIDS.postalCode);
+  add(n.organization, NAME_OIDS.organization);
+  add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
+  if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
+  if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
+  return asn;
+}
+
+/** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */
+export function formatName(n: Name): string {
+  const esc = (s: string) =>
+    s.replace(/([,+"\\<>;])/g, "\\$1").replace(/^([ #])/, "\\$1").replace(/ $/, "\\ ");
+  return [...n.rdns].reverse().map((rdn) =>
+    rdn.map((a) => `${SHORT[a.oid] ?? a.oid}=${a.value.startsWith("#") ? a.value : esc(a.value)}`)
+      .join("+")
+  ).join(",");
+}
+
+/** One attribute as read: its type, its string value (`undefined` when not a string), its DER. */
+export interface NameAttribute {
+  oid: string;
+  value: string | undefined;
+  der: Uint8Array;
+}
+
+/**
+ * Go's `pkix.Name.FillFromRDNSequence`: RDNs flattened in order, only string
+ * values count, CommonName and SerialNumber take the last occurrence, the
+ * list fields collect every one. Empty RDNs are skipped.
+ */
+export function fillName(rdns: NameAttribute[][]): Name {
+  const out = emptyName();
+  for (const rdn of rdns) {
+    if (rdn.length === 0) continue;
+    const shown: { oid: string; value: string }[] = [];
+    for (const atv of rdn) {
+      const value = atv.value;
+      if (value === undefined) {
+        shown.push({ oid: atv.oid, value: "#" + Buffer.from(atv.der).toString("hex") });
+        continue;
+      }
+      shown.push({ oid: atv.oid, value });
+      switch (atv.oid) {
+        case NAME_OIDS.commonName:
+          out.commonName = value;
+          break;
+        case NAME_OIDS.serialNumber:
+          out.serialNumber = value;
+          break;
+        case NAME_OIDS.country:
+          out.country.push(value);
+          break;
+        case NAME_OIDS.locality:
+          out.locality.push(value);
+          break;
+        case NAME_OIDS.province:
+          out.province.push(value);
+          break;
+        case NAME_OIDS.streetAddress:
+          out.streetAddress.push(value);
+          break;
+        case NAME_OIDS.postalCode:
+          out.postalCode.push(value);
+          break;
+        case NAME_OIDS.organization:
+          out.organization.push(value);
+          break;
+        case NAME_OIDS.organizationalUnit:
+          out.organizationalUnit.push(value);
+          break;
+      }
+    }
+    out.rdns.push(shown);
+  }
+  return out;
+}
+
+/** crypto/x509's `isPrintable`: PrintableString plus `*` and `&`. */
+export function isPrintableByte(b: number): boolean {
+  return (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) ||
+    (b >= 0x27 && b <= 0x29) || (b >= 0x2b && b <= 0x2f) || b === 0x20 || b === 0x3a ||
+    b === 0x3d || b === 0x3f || b === 0x2a || b === 0x26;
+}
+
+const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Go's `utf8.Valid` decode; `undefined` when the bytes are not valid UTF-8. */
+export function decodeUtf8(c: Uint8Array): string | undefined {
+  try {
+    return utf8Strict.decode(c);
+  } catch {
+    return undefined;
+  }
+}
+
+/** T61String as Go 1.25 reads it: each byte a Latin-1 character. */
+export function decodeT61(c: Uint8Array): string {
+  return latin1(c);
+}
+
+/**
+ * BMPString as Go 1.25 reads it (crypto/x509 and encoding/asn1 alike): even
+ * length, one trailing U+0000 dropped, and no surrogates or noncharacters
+ * U+FFFE, U+FFFF, U+FDD0..U+FDEF. `undefined` when invalid.
+ */
+export function decodeBmp(c: Uint8Array): string | undefined {
+  if (c.length % 2 !== 0) return undefined;
+  let n = c.length;
+  if (n >= 2 && c[n - 1] === 0 && c[n - 2] === 0) n -= 2;
+  let s = "";
+  for (let i = 0; i < n; i += 2) {
+    const p = (c[i]! << 8) | c[i + 1]!;
+    if (
+      p === 0xfffe || p === 0xffff || (p >= 0xfdd0 && p <= 0xfdef) || (p >= 0xd800 && p <= 0xdfff)
+    ) {
+      return undefined;
+    }
+    s += String.fromCharCode(p);
+  }
+  return s;
+}
+
+/** Whether every character is ASCII (Go's `isIA5String` on a string of runes). */
+export function isIa5(c: Uint8Array): boolean {
+  for (const b of c) if (b > 0x7f) return false;
+  return true;
+}
+
+/** crypto/x509's `parseASN1String` (Go 1.25): the text, or throws Go's reason. */
+function certString(tag: number, c: Uint8Array): string {
+  switch (tag) {
+    case 20: // T61String
+      return decodeT61(c);
+    case 19: // PrintableString
+      for (const b of c) if (!isPrintableByte(b)) throw new Error("invalid PrintableString");
+      return latin1(c);
+    case 12: { // UTF8String
+      const s = decodeUtf8(c);
+      if (s === undefined) throw new Error("invalid UTF-8 string");
+      return s;
+    }
+    case 30: { // BMPString
+      const s = decodeBmp(c);
+      if (s === undefined) throw new Error("invalid BMPString");
+      return s;
+    }
+    case 22: // IA5String
+      if (!isIa5(c)) throw new Error("invalid IA5String");
+      return latin1(c);
+    case 18: // NumericString
+      for (const b of c) {
+        if (!((b >= 0x30 && b <= 0x39) || b === 0x20)) throw new Error("invalid NumericString");
+      }
+      return latin1(c);
+  }
+  throw new Error(`unsupported string type: ${tag}`);
+}
+
+/**
+ * Reads a certificate's Name element as crypto/x509's `parseName` does
+ * (cryptobyte DER, string values only, Go 1.25 string rules). Throws
+ * `InputError`s with Go's text.
+ */
+export function parseCertName(buf: Uint8Array, name: Tlv): Name {
+  const raw = new DerCursor(buf, name.start, name.end).enter(0x30);
+  if (!raw) throw new InputError("x509: invalid RDNSequence");
+  const rdns: NameAttribute[][] = [];
+  while (!raw.empty()) {
+    const set = raw.enter(0x31);
+    if (!set) throw new InputError("x509: invalid RDNSequence");
+    const rdn: NameAttribute[] = [];
+    while (!set.empty()) {
+      const atv = set.enter(0x30);
+      if (!atv) throw new InputError("x509: invalid RDNSequence: invalid attribute");
+      const oid = atv.readOid();
+      if (oid === undefined) {
+        throw new InputError("x509: invalid RDNSequence: invalid attribute type");
+      }
+      const v = atv.readAny();
+      if (!v) throw new InputError("x509: invalid RDNSequence: invalid attribute value");
+      let value: string;
+      try {
+        value = certString(v.tag, atv.content(v));
+      } catch (e) {
+        throw new InputError(
+          `x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`,
+        );
+      }
+      rdn.push({ oid, value, der: atv.bytes(v) });
+    }
+    rdns.push(rdn);
+  }
+  return fillName(rdns);
+}

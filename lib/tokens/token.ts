@@ -1,0 +1,235 @@
+/**
+ * Bootstrap token syntax and generation (cluster-bootstrap `token/api` and
+ * `token/util`).
+ *
+ * @module
+ */
+
+import { InputError, UsageError } from "../base/errors.ts";
+import { cryptoRandom, type RandomBytes, randomString } from "../base/random.ts";
+
+/** The 36 characters a token is made of. */
+export const TOKEN_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/** `BootstrapTokenPattern`. */
+export const TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+
+/** `BootstrapTokenIDPattern`. */
+export const TOKEN_ID_PATTERN = /^[a-z0-9]{6}$/;
+
+/** A token split into its public ID and its secret. */
+export interface Token {
+  /** The 6-character public ID. */
+  id: string;
+  /** The 16-character secret. */
+  secret: string;
+}
+
+/**
+ * Generates a bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}` from the CSPRNG,
+ * each character uniform over the 36 symbols.
+ *
+ * @example
+ * ```ts
+ * generateToken(); // e.g. "abcdef.0123456789abcdef"
+ * ```
+ */
+export function generateToken(random: RandomBytes = cryptoRandom): string {
+  return `${randomString(6, TOKEN_CHARS, random)}.${randomString(16, TOKEN_CHARS, random)}`;
+}
+
+/** `id.secret` split when `text` matches {@link TOKEN_PATTERN}, else `undefined`. */
+function splitToken(text: string): Token | undefined {
+  const m = TOKEN_PATTERN.exec(text);
+  return m ? { id: m[1]!, secret: m[2]! } : undefined;
+}
+
+/**
+ * Splits a token given in a command-line flag into ID and secret. A malformed
+ * one is a usage error naming the flag and the expected shape, never the
+ * value (it may hold a secret).
+ *
+ * @example
+ * ```ts
+ * parseToken("abcdef.0123456789abcdef").id; // "abcdef"
+ * parseToken("nope"); // throws UsageError "invalid --token: must match …"
+ * ```
+ */
+export function parseToken(text: string, flag = "--token"): Token {
+  const token = splitToken(text);
+  if (!token) {
+    throw new UsageError(
+      `invalid ${flag}: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
+    );
+  }
+  return token;
+}
+
+/** `BootstrapTokenSecretPrefix`: a token's Secret is named `bootstrap-token-<id>`. */
+export const SECRET_PREFIX = "bootstrap-token-";
+
+/** `SecretTypeBootstrapToken`. */
+export const SECRET_TYPE = "bootstrap.kubernetes.io/token";
+
+/** The namespace bootstrap token Secrets live in. */
+export const TOKEN_NAMESPACE = "kube-system";
+
+/** Secret data keys (`token/api/types.go`). */
+export const KEYS = {
+  id: "token-id",
+  secret: "token-secret",
+  expiration: "expiration",
+  description: "description",
+  extraGroups: "auth-extra-groups",
+  usagePrefix: "usage-bootstrap-",
+  usageSigning: "usage-bootstrap-signing",
+  usageAuthentication: "usage-bootstrap-authentication",
+} as const;
+
+/** `KnownTokenUsages`, in upstream order. */
+export const KNOWN_USAGES: readonly string[] = ["signing", "authentication"];
+
+/** `BootstrapUserPrefix`. */
+export const BOOTSTRAP_USER_PREFIX = "system:bootstrap:";
+
+/** `BootstrapDefaultGroup`: every bootstrap token authenticates in it. */
+export const BOOTSTRAP_DEFAULT_GROUP = "system:bootstrappers";
+
+/** kubeadm's default extra group (`NodeBootstrapTokenAuthGroup`). */
+export const NODE_BOOTSTRAP_TOKEN_GROUP = "system:bootstrappers:kubeadm:default-node-token";
+
+/** `BootstrapGroupPattern`, as upstream spells it (RE2 `\A`/`\z`). */
+export const GROUP_PATTERN_TEXT = String.raw`\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z`;
+
+/** `BootstrapTokenPattern`, as upstream spells it. */
+export const TOKEN_PATTERN_TEXT = String.raw`\A([a-z0-9]{6})\.([a-z0-9]{16})\z`;
+
+const GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
+
+/**
+ * Quotes a string as Go's `%q` does for the characters that matter here:
+ * `"` and `\` escaped, control characters as `\n`, `\t`, `\x01`, ….
+ *
+ * @example
+ * ```ts
+ * goQuote('a"b\n'); // '"a\\"b\\n"'
+ * ```
+ */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === "\\") out += "\\" + ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\x07") out += "\\a";
+    else if (ch === "\b") out += "\\b";
+    else if (ch === "\f") out += "\\f";
+    else if (ch === "\v") out += "\\v";
+    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/**
+ * `IsValidBootstrapToken`: `id.secret`, the ID matching `[a-z0-9]{6}` and the
+ * secret exactly 16 characters of `[a-z0-9]`.
+ *
+ * @example
+ * ```ts
+ * isValidBootstrapToken("abcdef.0123456789abcdef"); // true
+ * ```
+ */
+export function isValidBootstrapToken(text: string): boolean {
+  return TOKEN_PATTERN.test(text);
+}
+
+/**
+ * `IsValidBootstrapTokenID`.
+ *
+ * @example
+ * ```ts
+ * isValidBootstrapTokenID("abcdef"); // true
+ * ```
+ */
+export function isValidBootstrapTokenID(id: string): boolean {
+  return TOKEN_ID_PATTERN.test(id);
+}
+
+/**
+ * kubeadm's `NewBootstrapTokenString`: splits a token, or throws kubeadm's
+ * error text, without the offending value (it may be a secret).
+ *
+ * @example
+ * ```ts
+ * newBootstrapTokenString("abcdef.0123456789abcdef").secret; // "0123456789abcdef"
+ * ```
+ */
+export function newBootstrapTokenString(text: string): Token {
+  const token = splitToken(text);
+  if (!token) {
+    throw new InputError(
+      `the bootstrap token was not of the form ${goQuote(TOKEN_PATTERN_TEXT)}`,
+    );
+  }
+  return token;
+}
+
+/**
+ * `ValidateBootstrapGroupName`: the error text, or `undefined` when valid.
+ *
+ * @example
+ * ```ts
+ * validateBootstrapGroupName("system:bootstrappers:foo"); // undefined
+ * ```
+ */
+export function validateBootstrapGroupName(name: string): string | undefined {
+  if (GROUP_PATTERN.test(name)) return undefined;
+  return `bootstrap group ${goQuote(name)} is invalid (must match ${GROUP_PATTERN_TEXT})`;
+}
+
+/**
+ * `ValidateUsages`: the error text (invalid usages sorted and deduplicated),
+ * or `undefined` when every usage is known.
+ *
+ * @example
+ * ```ts
+ * validateUsages(["foo", "signing"]);
+ * // "invalid bootstrap token usage string: foo, valid usage options: signing,authentication"
+ * ```
+ */
+export function validateUsages(usages: readonly string[]): string | undefined {
+  const bad = [...new Set(usages.filter((u) => !KNOWN_USAGES.includes(u)))].sort();
+  if (bad.length === 0) return undefined;
+  return `invalid bootstrap token usage string: ${bad.join(",")}, valid usage options: ${
+    KNOWN_USAGES.join(",")
+  }`;
+}
+
+/**
+ * Wraps a random source so small requests are served from one large CSPRNG
+ * draw (each byte used once): many tokens in one run, without a system call
+ * per token.
+ *
+ * @example
+ * ```ts
+ * const random = pooledRandom();
+ * generateToken(random);
+ * ```
+ */
+export function pooledRandom(source: RandomBytes = cryptoRandom, size = 65536): RandomBytes {
+  let pool: Uint8Array = new Uint8Array(0);
+  let pos = 0;
+  return (n) => {
+    if (n > size) return source(n);
+    if (pos + n > pool.length) {
+      pool = source(size);
+      pos = 0;
+    }
+    const out = pool.slice(pos, pos + n);
+    pos += n;
+    return out;
+  };
+}

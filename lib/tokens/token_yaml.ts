@@ -1,0 +1,99 @@
+/**
+ * A fast YAML emitter for many small manifests of fixed shape (maps of
+ * strings, as Secrets are), byte-identical to `renderObjects(objects, "yaml")`:
+ * scalars that are trivially plain are written directly, every other scalar
+ * is rendered once by `toYaml` and cached, and any object with another shape
+ * (arrays, numbers, multi-line text, empty maps) goes through `toYaml` whole.
+ *
+ * @module
+ */
+
+import { isObject, toYaml } from "../k8s/manifest.ts";
+
+// Starts with a letter and has no YAML indicator: always plain, never a number.
+const SAFE = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;
+const KEYWORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
+// The one number a letter can start (YAML 1.1 float without digits before the exponent).
+const EXPONENT = /^[eE][-+]?[0-9]+$/;
+// Lower-case alphanumerics (token IDs and secrets) with a letter that cannot
+// occur in a YAML 1.1 number (not a-f, b, o, x, e): plain too.
+const ALNUM = /^[a-z0-9]+$/;
+const NON_NUMERIC_LETTER = /[g-np-wyz]/;
+
+/** Renders scalars, caching what `toYaml` says about the unusual ones. */
+class ScalarCache {
+  #cache = new Map<string, string | null>();
+
+  /** The scalar as it appears after `key: `, or `null` if not single-line. */
+  render(value: string): string | null {
+    if (SAFE.test(value) || (ALNUM.test(value) && NON_NUMERIC_LETTER.test(value))) {
+      if (!KEYWORDS.has(value.toLowerCase()) && !EXPONENT.test(value)) return value;
+    }
+    let out = this.#cache.get(value);
+    if (out === undefined) {
+      const text = toYaml({ k: value });
+      const body = text.slice(3, -1);
+      out = text.startsWith("k: ") && text.endsWith("\n") && !body.includes("\n") ? body : null;
+      if (this.#cache.size < 100_000) this.#cache.set(value, out);
+    }
+    return out;
+  }
+}
+
+// Sorted, checked key lists by the maps' own key order: Secrets share a few shapes.
+const keyCache = new Map<string, string[] | null>();
+
+function sortedKeys(map: Record<string, unknown>): string[] | null {
+  const own = Object.keys(map);
+  const sig = own.join("\n");
+  let keys = keyCache.get(sig);
+  if (keys === undefined) {
+    keys = own.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    const ok = keys.length > 0 &&
+      keys.every((k) => SAFE.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k));
+    if (!ok) keys = null;
+    if (keyCache.size < 1000) keyCache.set(sig, keys);
+  }
+  return keys;
+}
+
+function emitMap(map: Record<string, unknown>, indent: string, cache: ScalarCache): string | null {
+  const keys = sortedKeys(map);
+  if (keys === null) return null;
+  let out = "";
+  for (const key of keys) {
+    const value = map[key];
+    if (typeof value === "string") {
+      const text = cache.render(value);
+      if (text === null) return null;
+      out += indent + key + ": " + text + "\n";
+    } else if (isObject(value)) {
+      const inner = emitMap(value, indent + "  ", cache);
+      if (inner === null) return null;
+      out += indent + key + ":\n" + inner;
+    } else {
+      return null;
+    }
+  }
+  return out;
+}
+
+/**
+ * Renders objects as a `---`-separated YAML stream, byte for byte what
+ * `renderObjects(objects, "yaml")` gives, much faster for many Secrets.
+ *
+ * @example
+ * ```ts
+ * renderYamlStream([{ apiVersion: "v1", kind: "Secret" }]); // "apiVersion: v1\nkind: Secret\n"
+ * ```
+ */
+export function renderYamlStream(objects: readonly unknown[]): string {
+  const cache = new ScalarCache();
+  let out = "";
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i];
+    const text = isObject(obj) ? emitMap(obj, "", cache) : null;
+    out += (i > 0 ? "---\n" : "") + (text ?? toYaml(obj));
+  }
+  return out;
+}

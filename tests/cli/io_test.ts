@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ensureDir, readInput, readInputs, writeFilesAtomic } from "../../commands/_io.ts";
+import { InputError } from "../../lib/base/errors.ts";
+import { tempDir } from "../_cli.ts";
+
+Deno.test("writeFilesAtomic() writes every file with its mode and leaves no temp files", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const key = path.join(dir, "a.key"), crt = path.join(dir, "a.crt");
+    writeFilesAtomic(
+      [{ path: key, data: "k", mode: 0o600 }, { path: crt, data: "c", mode: 0o644 }],
+      false,
+    );
+    assert.equal(fs.statSync(key).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(crt).mode & 0o777, 0o644);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ["a.crt", "a.key"]);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("writeFilesAtomic() refuses to clobber and then writes nothing at all", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const a = path.join(dir, "a"), b = path.join(dir, "b");
+    fs.writeFileSync(b, "old");
+    assert.throws(
+      () =>
+        writeFilesAtomic([{ path: a, data: "new", mode: 0o600 }, {
+          path: b,
+          data: "new",
+          mode: 0o600,
+        }], false),
+      /b: already exists \(use --force to overwrite\)/,
+    );
+    assert.deepEqual(fs.readdirSync(dir), ["b"]);
+    assert.equal(fs.readFileSync(b, "utf8"), "old");
+    writeFilesAtomic([{ path: b, data: "new", mode: 0o600 }], true);
+    assert.equal(fs.readFileSync(b, "utf8"), "new");
+    assert.equal(fs.statSync(b).mode & 0o777, 0o600);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("readInput() names the file and the problem", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    assert.throws(() => readInput(path.join(dir, "nope")), /nope: no such file or directory/);
+    assert.throws(() => readInput(dir), /is a directory, expected a file/);
+    fs.writeFileSync(path.join(dir, "f"), "x");
+    assert.equal(readInput(path.join(dir, "f")).text, "x");
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("readInputs() expands directories in sorted order, skipping dot-files", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    fs.mkdirSync(path.join(dir, "sub"));
+    for (const f of ["b.yaml", "a.yaml", ".hidden", "sub/c.yaml"]) {
+      fs.writeFileSync(path.join(dir, f), f);
+    }
+    assert.deepEqual(readInputs([dir]).map((i) => i.text), ["a.yaml", "b.yaml", "sub/c.yaml"]);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("ensureDir() creates key directories 0700 and refuses a file in the way", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const d = path.join(dir, "pki");
+    ensureDir(d, 0o700);
+    assert.equal(fs.statSync(d).mode & 0o777, 0o700);
+    fs.writeFileSync(path.join(dir, "file"), "");
+    assert.throws(() => ensureDir(path.join(dir, "file")), InputError);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("writeFilesAtomic() calls a directory in the way a directory, not an existing file", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const d = path.join(dir, "out");
+    fs.mkdirSync(d);
+    for (const force of [false, true]) {
+      assert.throws(
+        () => writeFilesAtomic([{ path: d, data: "x", mode: 0o600 }], force),
+        (e: unknown) => e instanceof InputError && /out: is a directory$/.test(e.message),
+      );
+    }
+    assert.deepEqual(fs.readdirSync(d), []);
+  } finally {
+    cleanup();
+  }
+});
