@@ -5,8 +5,8 @@
  * @module
  */
 
+import { aggregateErrors } from "../lib/go/aggregate.ts";
 import {
-  aggregateErrors,
   type BootstrapTokenSpec,
   parseTtlFlag,
   tokensToSecrets,
