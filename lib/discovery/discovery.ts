@@ -8,7 +8,7 @@
  * @module
  */
 
-import { aggregateErrors } from "../tokens/bootstrap_token.ts";
+import { aggregateErrors } from "../go/aggregate.ts";
 import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
 import { CheckError, JoinkitError } from "../base/errors.ts";
 import { detachedTokenIsValid } from "./jws.ts";

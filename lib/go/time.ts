@@ -339,3 +339,51 @@ export function formatRfc3339(date: Date): string {
   const year = Number(m[2]);
   return `${m[1] === "-" ? "-" + String(year).padStart(4, "0") : String(year)}${m[3]}`;
 }
+
+/** A time as Go's `time.Parse(time.RFC3339, …)` keeps it: the instant and its UTC offset. */
+export interface GoTime {
+  /** The instant, truncated to the millisecond. */
+  date: Date;
+  /** The offset it was written with, in minutes east of UTC. */
+  offsetMinutes: number;
+  /** The full instant (nanoseconds kept), when it was parsed from text. */
+  instant?: GoInstant;
+}
+
+/** A {@link GoTime} of a parsed instant. */
+export function goTimeOf(instant: GoInstant): GoTime {
+  return { date: toDate(instant), offsetMinutes: instant.offsetSeconds / 60, instant };
+}
+
+/**
+ * Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does (see
+ * {@link parseGoTime}), keeping the offset; `undefined` where Go returns an error.
+ *
+ * @example
+ * ```ts
+ * parseGoRfc3339("2030-01-01T02:00:00+02:00")?.offsetMinutes; // 120
+ * ```
+ */
+export function parseGoRfc3339(text: string): GoTime | undefined {
+  const r = parseGoTime(text);
+  return r.ok ? goTimeOf(r.time) : undefined;
+}
+
+/**
+ * Formats as Go's `t.Format(time.RFC3339)` in the time's own offset: whole
+ * seconds, `Z` for a zero offset, else `±hh:mm`.
+ *
+ * @example
+ * ```ts
+ * formatGoRfc3339({ date: new Date(0), offsetMinutes: 60 }); // "1970-01-01T01:00:00+01:00"
+ * ```
+ */
+export function formatGoRfc3339(t: GoTime): string {
+  const local = new Date(t.date.getTime() + t.offsetMinutes * 60_000);
+  const base = formatRfc3339(local).slice(0, -1);
+  if (t.offsetMinutes === 0) return base + "Z";
+  const abs = Math.abs(t.offsetMinutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `${base}${t.offsetMinutes < 0 ? "-" : "+"}${hh}:${mm}`;
+}

@@ -14,7 +14,8 @@ import {
   KUBELET_CLIENT_SIGNER,
   KUBELET_SERVING_SIGNER,
 } from "./approver.ts";
-import { type Cert, formatTimeLeft, isCa } from "../pki/cert_info.ts";
+import { type Cert, isCa } from "../pki/cert_info.ts";
+import { shortHumanDuration } from "../go/human_duration.ts";
 import { formatName } from "../pki/pkix.ts";
 import { rotationWindow } from "./rotation.ts";
 import { guessSigner, signerValidator } from "./signer.ts";
@@ -131,7 +132,7 @@ export function verifyCertificate(
         ? "not yet valid"
         : left < 0
         ? "expired"
-        : `${formatTimeLeft(left)} left`
+        : `${shortHumanDuration(left)} left`
     }`,
   });
   checks.push({

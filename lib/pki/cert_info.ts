@@ -36,6 +36,7 @@ import {
 import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "../go/time.ts";
+import { shortHumanDuration } from "../go/human_duration.ts";
 
 export type { NameConstraints };
 
@@ -435,23 +436,6 @@ export function isCa(c: Cert): boolean {
   return c.basicConstraints?.isCA === true;
 }
 
-/**
- * Time left as `kubeadm certs check-expiration` prints it (apimachinery's
- * `ShortHumanDuration`): `45s`, `12m`, `23h`, `364d`, `9y`, `<invalid>` when past.
- */
-export function formatTimeLeft(ms: number): string {
-  const s = Math.trunc(ms / 1000);
-  if (s < -1) return "<invalid>";
-  if (s < 0) return "0s";
-  if (s < 60) return `${s}s`;
-  const m = Math.trunc(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.trunc(m / 60);
-  if (h < 24) return `${h}h`;
-  if (h < 24 * 365) return `${Math.trunc(h / 24)}d`;
-  return `${Math.trunc(h / 24 / 365)}y`;
-}
-
 /** A JSON-friendly summary of a certificate at time `now`. */
 export function summarize(c: Cert, now: Date): Record<string, unknown> {
   return {
@@ -461,7 +445,7 @@ export function summarize(c: Cert, now: Date): Record<string, unknown> {
     serialHex: colonHex(c.serial),
     notBefore: formatRfc3339(c.notBefore),
     notAfter: formatRfc3339(c.notAfter),
-    timeLeft: formatTimeLeft(c.notAfter.getTime() - now.getTime()),
+    timeLeft: shortHumanDuration(c.notAfter.getTime() - now.getTime()),
     expired: c.notAfter.getTime() < now.getTime(),
     dnsNames: c.sans.dns,
     ipAddresses: c.sans.ips,

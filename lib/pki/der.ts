@@ -9,6 +9,7 @@
  */
 
 import { InputError } from "../base/errors.ts";
+import { goQuoteBytes } from "../go/quote.ts";
 
 /** One tag-length-value element, by offsets into the buffer it was read from. */
 export interface Tlv {
@@ -432,79 +433,6 @@ export function latin1(c: Uint8Array): string {
     s += String.fromCharCode(...c.subarray(i, i + 4096));
   }
   return s;
-}
-
-// ---------------------------------------------------------------------------
-// Go's `%q` (strconv.Quote) over raw bytes: what Go prints for a `string`
-// built from bytes, where invalid UTF-8 shows as `\xNN`.
-
-/** `strconv.IsPrint` for a non-ASCII rune (Unicode L, M, N, P, S). */
-const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-
-const GO_ESCAPES: Record<number, string> = {
-  7: "\\a",
-  8: "\\b",
-  12: "\\f",
-  10: "\\n",
-  13: "\\r",
-  9: "\\t",
-  11: "\\v",
-};
-
-/** `utf8.DecodeRune`: [rune, size]; rune -1 (with size 1) for an invalid byte. */
-function goDecodeRune(b: Uint8Array, i: number): [number, number] {
-  const b0 = b[i]!;
-  if (b0 < 0x80) return [b0, 1];
-  const cont = (k: number) => {
-    const x = b[i + k];
-    return x !== undefined && x >= 0x80 && x <= 0xbf ? x & 0x3f : -1;
-  };
-  if (b0 >= 0xc2 && b0 <= 0xdf) {
-    const c1 = cont(1);
-    return c1 < 0 ? [-1, 1] : [((b0 & 0x1f) << 6) | c1, 2];
-  }
-  if (b0 >= 0xe0 && b0 <= 0xef) {
-    const c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) return [-1, 1];
-    const cp = ((b0 & 0x0f) << 12) | (c1 << 6) | c2;
-    return cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) ? [-1, 1] : [cp, 3];
-  }
-  if (b0 >= 0xf0 && b0 <= 0xf4) {
-    const c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) return [-1, 1];
-    const cp = ((b0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3;
-    return cp < 0x10000 || cp > 0x10ffff ? [-1, 1] : [cp, 4];
-  }
-  return [-1, 1];
-}
-
-/**
- * Go's `%q` of a string holding these bytes (`strconv.Quote`): valid UTF-8
- * runes as themselves when printable, invalid bytes as `\xNN`.
- *
- * @example
- * ```ts
- * goQuoteBytes(new Uint8Array([0x66, 0xe9])); // "\"f\\xe9\""
- * ```
- */
-export function goQuoteBytes(b: Uint8Array): string {
-  const out: string[] = ['"'];
-  for (let i = 0; i < b.length;) {
-    const [cp, size] = goDecodeRune(b, i);
-    i += size;
-    if (cp < 0) out.push("\\x" + b[i - 1]!.toString(16).padStart(2, "0"));
-    else if (cp === 0x22) out.push('\\"');
-    else if (cp === 0x5c) out.push("\\\\");
-    else if (cp >= 0x20 && cp < 0x7f) out.push(String.fromCharCode(cp));
-    else if (cp >= 0x80 && GO_PRINTABLE.test(String.fromCodePoint(cp))) {
-      out.push(String.fromCodePoint(cp));
-    } else if (GO_ESCAPES[cp]) out.push(GO_ESCAPES[cp]!);
-    else if (cp < 0x20 || cp === 0x7f) out.push("\\x" + cp.toString(16).padStart(2, "0"));
-    else if (cp < 0x10000) out.push("\\u" + cp.toString(16).padStart(4, "0"));
-    else out.push("\\U" + cp.toString(16).padStart(8, "0"));
-  }
-  out.push('"');
-  return out.join("");
 }
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { certificateParts, tlvBytes } from "./der.ts";
 import { CheckError, InputError } from "../base/errors.ts";
-import { goQuote } from "../tokens/token.ts";
+import { goQuote } from "../go/quote.ts";
 
 /** The only pin format kubeadm knows. */
 export const SUPPORTED_FORMATS = "sha256";

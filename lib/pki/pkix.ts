@@ -11,7 +11,8 @@ import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { isIP, isIPv4, isIPv6 } from "node:net";
-import { DerCursor, goQuoteBytes, integerValue, latin1, Tag } from "./der.ts";
+import { DerCursor, integerValue, latin1, Tag } from "./der.ts";
+import { goQuote, goQuoteBytes } from "../go/quote.ts";
 import { InputError } from "../base/errors.ts";
 import { isIa5 } from "./pkix_name.ts";
 
@@ -97,26 +98,6 @@ export function parseIp(text: string): Uint8Array | undefined {
 /** Parses a subjectAltName extension value as Go's `parseSANExtension` does. */
 export function parseSans(value: Uint8Array): Sans {
   return goParseSan(value).sans;
-}
-
-/** Go's `strconv.Quote` for the ASCII strings x509 quotes (IA5 values). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === "\\") out += "\\" + ch;
-    else if (c >= 0x20 && c < 0x7f) out += ch;
-    else if (c === 7) out += "\\a";
-    else if (c === 8) out += "\\b";
-    else if (c === 12) out += "\\f";
-    else if (c === 10) out += "\\n";
-    else if (c === 13) out += "\\r";
-    else if (c === 9) out += "\\t";
-    else if (c === 11) out += "\\v";
-    else if (c < 0x80) out += "\\x" + c.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return out + '"';
 }
 
 /** crypto/x509's `domainToReverseLabels` validity: non-empty labels of bytes 33..126, no trailing dot. */

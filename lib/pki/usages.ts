@@ -8,6 +8,7 @@
  */
 
 import { CheckError } from "../base/errors.ts";
+import { goQuoteStrings } from "../go/quote.ts";
 
 /** Go's `x509.KeyUsage` bits. */
 export const KU = {
@@ -145,16 +146,11 @@ export function keyUsagesFromStrings(usages: readonly string[]): X509Usages {
     else unknown.push(u);
   }
   if (unknown.length > 0) {
-    throw new CheckError(`unrecognized usage values: ${goQuoteList(unknown)}`);
+    throw new CheckError(`unrecognized usage values: ${goQuoteStrings(unknown)}`);
   }
   const order = EKUS.map((e) => e.name);
   const extKeyUsage = [...ekus].sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return { keyUsage, extKeyUsage };
-}
-
-/** Go's `%q` of a `[]string`: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(" ")}]`;
 }
 
 /** Names of the bits set in a Go key-usage mask. */

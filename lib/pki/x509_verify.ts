@@ -15,9 +15,11 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { type Cert, goCertName } from "./cert_info.ts";
 import { readTlv } from "./der.ts";
 import { formatRfc3339 } from "../go/time.ts";
+import { goQuote, goQuoteBytes } from "../go/quote.ts";
 import { EKUS } from "./usages.ts";
 import { checkSignature, ERR_UNSUPPORTED_ALGORITHM } from "./x509_signature.ts";
 
@@ -75,81 +77,8 @@ const EMPTY = new Uint8Array();
 // ---------------------------------------------------------------------------
 // Go formatting helpers
 
-/** Whether a rune is printable by `strconv.IsPrint` (Unicode L, M, N, P, S, or ASCII space). */
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-function quoteRune(cp: number, out: string[]): void {
-  if (cp === 0x22) out.push('\\"');
-  else if (cp === 0x5c) out.push("\\\\");
-  else if (cp < 0x80 ? cp >= 0x20 && cp < 0x7f : PRINTABLE.test(String.fromCodePoint(cp))) {
-    out.push(String.fromCodePoint(cp));
-  } else {
-    const esc: Record<number, string> = {
-      7: "\\a",
-      8: "\\b",
-      12: "\\f",
-      10: "\\n",
-      13: "\\r",
-      9: "\\t",
-      11: "\\v",
-    };
-    if (esc[cp]) out.push(esc[cp]!);
-    else if (cp < 0x20 || cp === 0x7f) out.push("\\x" + cp.toString(16).padStart(2, "0"));
-    else if (cp < 0x10000) out.push("\\u" + cp.toString(16).padStart(4, "0"));
-    else out.push("\\U" + cp.toString(16).padStart(8, "0"));
-  }
-}
-
-/** Go's `%q` of a (Unicode) string. */
-export function goQuote(s: string): string {
-  const out: string[] = ['"'];
-  for (const ch of s) quoteRune(ch.codePointAt(0)!, out);
-  out.push('"');
-  return out.join("");
-}
-
-/** Go's `%q` of a byte string held as a binary string (one char per byte): UTF-8 decoded, bad bytes as `\x`. */
-function goQuoteBytes(s: string): string {
-  const out: string[] = ['"'];
-  let i = 0;
-  while (i < s.length) {
-    const [cp, size] = decodeRune(s, i);
-    if (cp < 0) out.push("\\x" + s.charCodeAt(i).toString(16).padStart(2, "0"));
-    else quoteRune(cp, out);
-    i += size;
-  }
-  out.push('"');
-  return out.join("");
-}
-
-/** `utf8.DecodeRuneInString`: [rune, size], rune -1 for an invalid byte. */
-function decodeRune(s: string, i: number): [number, number] {
-  const b0 = s.charCodeAt(i);
-  if (b0 < 0x80) return [b0, 1];
-  const cont = (k: number) => {
-    const b = s.charCodeAt(i + k);
-    return i + k < s.length && b >= 0x80 && b <= 0xbf ? b & 0x3f : -1;
-  };
-  if (b0 >= 0xc2 && b0 <= 0xdf) {
-    const c1 = cont(1);
-    return c1 < 0 ? [-1, 1] : [((b0 & 0x1f) << 6) | c1, 2];
-  }
-  if (b0 >= 0xe0 && b0 <= 0xef) {
-    const c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) return [-1, 1];
-    const cp = ((b0 & 0x0f) << 12) | (c1 << 6) | c2;
-    if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) return [-1, 1];
-    return [cp, 3];
-  }
-  if (b0 >= 0xf0 && b0 <= 0xf4) {
-    const c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) return [-1, 1];
-    const cp = ((b0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3;
-    if (cp < 0x10000 || cp > 0x10ffff) return [-1, 1];
-    return [cp, 4];
-  }
-  return [-1, 1];
-}
+/** Go's `%q` of a byte string held as a binary string (one char per byte). */
+const goQuoteBinary = (s: string): string => goQuoteBytes(Buffer.from(s, "latin1"));
 
 const bytesToBinary = (b: Uint8Array): string => {
   let s = "";
@@ -405,16 +334,16 @@ function unescape(s: string, mode: Enc): string {
     if (c === "%") {
       n++;
       if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {
-        throw new UrlError(`invalid URL escape ${goQuoteBytes(s.slice(i, i + 3))}`);
+        throw new UrlError(`invalid URL escape ${goQuoteBinary(s.slice(i, i + 3))}`);
       }
       const hi = parseInt(s[i + 1]!, 16);
       if (mode === Enc.Host && hi < 8 && s.slice(i, i + 3) !== "%25") {
-        throw new UrlError(`invalid URL escape ${goQuoteBytes(s.slice(i, i + 3))}`);
+        throw new UrlError(`invalid URL escape ${goQuoteBinary(s.slice(i, i + 3))}`);
       }
       if (mode === Enc.Zone) {
         const v = parseInt(s.slice(i + 1, i + 3), 16);
         if (s.slice(i, i + 3) !== "%25" && v !== 0x20 && shouldEscape(v, Enc.Host)) {
-          throw new UrlError(`invalid URL escape ${goQuoteBytes(s.slice(i, i + 3))}`);
+          throw new UrlError(`invalid URL escape ${goQuoteBinary(s.slice(i, i + 3))}`);
         }
       }
       i += 3;
@@ -424,7 +353,7 @@ function unescape(s: string, mode: Enc): string {
     } else {
       const code = s.charCodeAt(i);
       if ((mode === Enc.Host || mode === Enc.Zone) && code < 0x80 && shouldEscape(code, mode)) {
-        throw new UrlError(`invalid character ${goQuoteBytes(c)} in host name`);
+        throw new UrlError(`invalid character ${goQuoteBinary(c)} in host name`);
       }
       i++;
     }
@@ -493,7 +422,7 @@ function parseHost(host: string): string {
     if (i < 0) throw new UrlError("missing ']' in host");
     const colonPort = host.slice(i + 1);
     if (!validOptionalPort(colonPort)) {
-      throw new UrlError(`invalid port ${goQuoteBytes(colonPort)} after host`);
+      throw new UrlError(`invalid port ${goQuoteBinary(colonPort)} after host`);
     }
     const zone = host.slice(0, i).indexOf("%25");
     let unescaped: string;
@@ -512,7 +441,7 @@ function parseHost(host: string): string {
   if (i !== -1) {
     const colonPort = host.slice(i);
     if (!validOptionalPort(colonPort)) {
-      throw new UrlError(`invalid port ${goQuoteBytes(colonPort)} after host`);
+      throw new UrlError(`invalid port ${goQuoteBinary(colonPort)} after host`);
     }
   }
   return unescape(host, Enc.Host);
@@ -772,7 +701,7 @@ export function matchDomainConstraint(
   if (constraint.length === 0) return { ok: true };
   let domainLabels = domainToReverseLabels(domain);
   if (!domainLabels) {
-    return { ok: false, err: `x509: internal error: cannot parse domain ${goQuoteBytes(domain)}` };
+    return { ok: false, err: `x509: internal error: cannot parse domain ${goQuoteBinary(domain)}` };
   }
   const wildcardDomain = domain.length > 0 && domain[0] === "*";
   let mustHaveSubdomains = false;
@@ -783,7 +712,7 @@ export function matchDomainConstraint(
   }
   let constraintLabels = domainToReverseLabels(cons);
   if (!constraintLabels) {
-    return { ok: false, err: `x509: internal error: cannot parse domain ${goQuoteBytes(cons)}` };
+    return { ok: false, err: `x509: internal error: cannot parse domain ${goQuoteBinary(cons)}` };
   }
   if (
     domainLabels.length < constraintLabels.length ||
@@ -807,7 +736,7 @@ function matchEmailConstraint(mailbox: Mailbox, constraint: string, excluded: bo
     if (!cm) {
       return {
         ok: false,
-        err: `x509: internal error: cannot parse constraint ${goQuoteBytes(constraint)}`,
+        err: `x509: internal error: cannot parse constraint ${goQuoteBinary(constraint)}`,
       };
     }
     return { ok: mailbox.local === cm.local && eqFold(mailbox.domain, cm.domain) };
@@ -821,7 +750,7 @@ function matchURIConstraint(uri: GoUrl, constraint: string, excluded: boolean): 
     return {
       ok: false,
       err: `URI with empty host (${
-        goQuoteBytes(urlString(uri))
+        goQuoteBinary(urlString(uri))
       }) cannot be matched against constraints`,
     };
   }
@@ -833,7 +762,7 @@ function matchURIConstraint(uri: GoUrl, constraint: string, excluded: boolean): 
   if (netipParseAddr(host) || (host.startsWith("[") && host.endsWith("]"))) {
     return {
       ok: false,
-      err: `URI with IP (${goQuoteBytes(urlString(uri))}) cannot be matched against constraints`,
+      err: `URI with IP (${goQuoteBinary(urlString(uri))}) cannot be matched against constraints`,
     };
   }
   return matchDomainConstraint(host, constraint, excluded);
@@ -899,7 +828,7 @@ function checkNameConstraints<P, C>(
     if (m.err !== undefined) return ERR.notAuthorizedForName + m.err;
     if (m.ok) {
       return ERR.notAuthorizedForName +
-        `${nameType} ${goQuoteBytes(name)} is excluded by constraint ${show(c)}`;
+        `${nameType} ${goQuoteBinary(name)} is excluded by constraint ${show(c)}`;
     }
   }
   count.n += permitted.length;
@@ -913,7 +842,7 @@ function checkNameConstraints<P, C>(
   }
   if (!ok) {
     return ERR.notAuthorizedForName +
-      `${nameType} ${goQuoteBytes(name)} is not permitted by any constraint`;
+      `${nameType} ${goQuoteBinary(name)} is not permitted by any constraint`;
   }
   return undefined;
 }
@@ -958,7 +887,7 @@ function checkChainNameConstraints(
 ): string | undefined {
   const nc = c.nameConstraints!;
   const count = new Counter(max);
-  const q = (s: string) => goQuoteBytes(s);
+  const q = (s: string) => goQuoteBinary(s);
   for (const sanCert of chain) {
     if (!sanCert.hasSanExtension || !sanCert.sanExtension) continue;
     const err = forEachSAN(sanCert.sanExtension, (tag, data) => {

@@ -1,25 +1,36 @@
 /**
  * Bootstrap tokens as kubeadm turns them into Secrets (k/k
  * `cmd/kubeadm/app/apis/bootstraptoken/v1/utils.go`, `defaults.go`, kubeadm
- * validation); reading them back lives in `bootstrap_token_read.ts` and is
- * re-exported here.
+ * validation), and reading them back: kubeadm's `BootstrapTokenFromSecret`
+ * and cluster-bootstrap's `util/secrets` (`GetExpiration`, `GetGroups`).
  *
  * @module
  */
 
 import { Buffer } from "node:buffer";
 import { parseDuration } from "../go/duration.ts";
-import { UsageError } from "../base/errors.ts";
+import { InputError, UsageError } from "../base/errors.ts";
 import type { KubeObject } from "../k8s/manifest.ts";
-import { formatRfc3339 } from "../go/time.ts";
+import { type DecodedSecret, getData } from "../k8s/secret.ts";
+import { goQuote } from "../go/quote.ts";
 import {
-  goQuote,
+  compareToDate,
+  formatRfc3339,
+  type GoInstant,
+  type GoTime,
+  goTimeOf,
+  parseGoTime,
+} from "../go/time.ts";
+import {
+  BOOTSTRAP_DEFAULT_GROUP,
   KEYS,
   KNOWN_USAGES,
+  newBootstrapTokenString,
   NODE_BOOTSTRAP_TOKEN_GROUP,
   SECRET_PREFIX,
   SECRET_TYPE,
   type Token,
+  TOKEN_ID_PATTERN,
   TOKEN_NAMESPACE,
   validateBootstrapGroupName,
   validateUsages,
@@ -119,20 +130,6 @@ export function validateBootstrapToken(spec: BootstrapTokenSpec, index = 0): str
     if (err) errs.push(`${path}.groups: Invalid value: ${goStringSlice(groups)}: ${err}`);
   }
   return errs;
-}
-
-/**
- * Joins errors as apimachinery's `utilerrors.NewAggregate(...).Error()`:
- * one message alone, several deduplicated inside `[a, b]`.
- *
- * @example
- * ```ts
- * aggregateErrors(["a", "b", "a"]); // "[a, b]"
- * ```
- */
-export function aggregateErrors(errs: readonly string[]): string {
-  const unique = [...new Set(errs)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
 }
 
 /**
@@ -237,12 +234,165 @@ function base64Utf8(text: string): string {
   return ASCII.test(text) ? btoa(text) : Buffer.from(text, "utf8").toString("base64");
 }
 
-export {
-  bootstrapTokenFromSecret,
-  formatGoRfc3339,
-  getExpiration,
-  getGroups,
-  type GoTime,
-  type ParsedBootstrapToken,
-  parseGoRfc3339,
-} from "./bootstrap_token_read.ts";
+/**
+ * A bootstrap token's `expiration` as cluster-bootstrap's `GetExpiration`
+ * reads it: the raw value, no trimming; empty or absent means never;
+ * what `time.Parse(time.RFC3339, …)` refuses is unparseable (and so, for
+ * every judge, expired).
+ */
+export type TokenExpiration =
+  | { kind: "never" }
+  | { kind: "at"; time: GoTime; instant: GoInstant }
+  | { kind: "unparseable"; error: string };
+
+/**
+ * The one reading of an `expiration` value that every judge uses (`token
+ * check`, `token list`, the authenticator, the bootstrap signer).
+ *
+ * @example
+ * ```ts
+ * tokenExpiration("2030-01-01T5:00:00Z").kind; // "at" (Go's fallback parser takes it)
+ * tokenExpiration("2030-01-01T05:00:00Z\n").kind; // "unparseable"
+ * ```
+ */
+export function tokenExpiration(value: string | undefined): TokenExpiration {
+  if (value === undefined || value === "") return { kind: "never" };
+  const r = parseGoTime(value);
+  if (!r.ok) return { kind: "unparseable", error: r.error };
+  return { kind: "at", time: goTimeOf(r.time), instant: r.time };
+}
+
+/**
+ * cluster-bootstrap's `HasExpired`: unparseable is expired; otherwise expired
+ * when `exp.Sub(now) <= 0`, so a token is dead at its expiration instant.
+ * Compared at nanosecond resolution on the expiration's side (`now` is a
+ * `Date`, milliseconds).
+ */
+export function tokenHasExpired(exp: TokenExpiration, now: Date): boolean {
+  if (exp.kind === "never") return false;
+  if (exp.kind === "unparseable") return true;
+  return compareToDate(exp.instant, now) <= 0;
+}
+
+/** A token read back from its Secret (`BootstrapTokenFromSecret`). */
+export interface ParsedBootstrapToken {
+  /** The Secret's name. */
+  name: string;
+  /** ID and secret. */
+  token: Token;
+  /** Description, `""` when none. */
+  description: string;
+  /** Expiry, when the Secret has one. */
+  expires?: GoTime;
+  /** Usages whose key is exactly `"true"`, prefix removed, sorted. */
+  usages: string[];
+  /** `auth-extra-groups` split on commas (empty when the first is empty). */
+  groups: string[];
+}
+
+/**
+ * kubeadm's `BootstrapTokenFromSecret`, with its error texts (the token value
+ * is left out of them).
+ *
+ * @example
+ * ```ts
+ * bootstrapTokenFromSecret(decodeSecret(obj, "in.yaml")).usages; // ["authentication", "signing"]
+ * ```
+ */
+export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrapToken {
+  const id = getData(secret, KEYS.id);
+  if (id === "") {
+    throw new InputError(`bootstrap Token Secret has no token-id data: ${secret.name}`);
+  }
+  if (secret.name !== SECRET_PREFIX + id) {
+    throw new InputError(
+      `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${
+        goQuote(secret.name)
+      }. Expected: ${
+        // An invalid token-id may be a secret pasted into the wrong field: never echo it.
+        TOKEN_ID_PATTERN.test(id)
+          ? goQuote(SECRET_PREFIX + id)
+          : `"${SECRET_PREFIX}<token-id>" (token-id not shown: not [a-z0-9]{6})`}`,
+    );
+  }
+  const tokenSecret = getData(secret, KEYS.secret);
+  if (tokenSecret === "") {
+    throw new InputError(`bootstrap Token Secret has no token-secret data: ${secret.name}`);
+  }
+  let token: Token;
+  try {
+    token = newBootstrapTokenString(`${id}.${tokenSecret}`);
+  } catch (e) {
+    throw new InputError(
+      `bootstrap Token Secret is invalid and couldn't be parsed: ${(e as Error).message}`,
+    );
+  }
+  const parsed: ParsedBootstrapToken = {
+    name: secret.name,
+    token,
+    description: getData(secret, KEYS.description),
+    usages: [],
+    groups: [],
+  };
+  const expiration = tokenExpiration(getData(secret, KEYS.expiration));
+  if (expiration.kind === "unparseable") {
+    // kubeadm: errors.Wrapf(err, "can't parse expiration time of bootstrap token %q", name)
+    throw new InputError(
+      `can't parse expiration time of bootstrap token ${goQuote(secret.name)}: ${expiration.error}`,
+    );
+  }
+  if (expiration.kind === "at") parsed.expires = expiration.time;
+  for (const [k, v] of Object.entries(secret.data)) {
+    if (k.startsWith(KEYS.usagePrefix) && v === "true") {
+      parsed.usages.push(k.slice(KEYS.usagePrefix.length));
+    }
+  }
+  parsed.usages.sort();
+  const g = getData(secret, KEYS.extraGroups).split(",");
+  if (g[0]) parsed.groups = g;
+  return parsed;
+}
+
+/**
+ * `GetExpiration` + `HasExpired` ({@link tokenExpiration},
+ * {@link tokenHasExpired}): no `expiration` means never; unparseable or not
+ * after `now` means expired. `remainingMs` is the time left when not expired.
+ *
+ * @example
+ * ```ts
+ * getExpiration(secret, new Date()).expired; // false
+ * ```
+ */
+export function getExpiration(
+  secret: DecodedSecret,
+  now: Date,
+): { expired: boolean; remainingMs: number; unparseable?: boolean } {
+  const exp = tokenExpiration(getData(secret, KEYS.expiration));
+  if (exp.kind === "never") return { expired: false, remainingMs: 0 };
+  if (exp.kind === "unparseable") return { expired: true, remainingMs: 0, unparseable: true };
+  if (tokenHasExpired(exp, now)) return { expired: true, remainingMs: 0 };
+  return { expired: false, remainingMs: Math.max(exp.time.date.getTime() - now.getTime(), 0) };
+}
+
+/**
+ * `GetGroups`: `system:bootstrappers` plus the valid extra groups, sorted and
+ * deduplicated; throws with `ValidateBootstrapGroupName`'s text if any extra
+ * group is invalid.
+ *
+ * @example
+ * ```ts
+ * getGroups(secret); // ["system:bootstrappers", "system:bootstrappers:foo"]
+ * ```
+ */
+export function getGroups(secret: DecodedSecret): string[] {
+  const groups = new Set([BOOTSTRAP_DEFAULT_GROUP]);
+  const extra = getData(secret, KEYS.extraGroups);
+  if (extra !== "") {
+    for (const group of extra.split(",")) {
+      const err = validateBootstrapGroupName(group);
+      if (err) throw new InputError(err);
+      groups.add(group);
+    }
+  }
+  return [...groups].sort();
+}

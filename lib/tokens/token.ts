@@ -7,6 +7,7 @@
 
 import { InputError, UsageError } from "../base/errors.ts";
 import { cryptoRandom, type RandomBytes, randomString } from "../base/random.ts";
+import { goQuote } from "../go/quote.ts";
 
 /** The 36 characters a token is made of. */
 export const TOKEN_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -105,33 +106,6 @@ export const GROUP_PATTERN_TEXT = String.raw`\Asystem:bootstrappers:[a-z0-9:-]{0
 export const TOKEN_PATTERN_TEXT = String.raw`\A([a-z0-9]{6})\.([a-z0-9]{16})\z`;
 
 const GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
-
-/**
- * Quotes a string as Go's `%q` does for the characters that matter here:
- * `"` and `\` escaped, control characters as `\n`, `\t`, `\x01`, ….
- *
- * @example
- * ```ts
- * goQuote('a"b\n'); // '"a\\"b\\n"'
- * ```
- */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\x07") out += "\\a";
-    else if (ch === "\b") out += "\\b";
-    else if (ch === "\f") out += "\\f";
-    else if (ch === "\v") out += "\\v";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
 
 /**
  * `IsValidBootstrapToken`: `id.secret`, the ID matching `[a-z0-9]{6}` and the

@@ -276,19 +276,6 @@ Deno.test("CLI cert inspect refuses a file without certificates", async () => {
   }
 });
 
-Deno.test("formatTimeLeft() follows apimachinery's ShortHumanDuration", async () => {
-  const { formatTimeLeft } = await import("../../lib/pki/cert_info.ts");
-  const s = 1000, m = 60 * s, h = 60 * m, d = 24 * h;
-  assert.equal(formatTimeLeft(-5 * s), "<invalid>");
-  assert.equal(formatTimeLeft(-500), "0s");
-  assert.equal(formatTimeLeft(59 * s), "59s");
-  assert.equal(formatTimeLeft(59 * m), "59m");
-  assert.equal(formatTimeLeft(23 * h + 59 * m), "23h");
-  assert.equal(formatTimeLeft(364 * d + 23 * h), "364d");
-  assert.equal(formatTimeLeft(365 * d), "1y");
-  assert.equal(formatTimeLeft(3649 * d), "9y");
-});
-
 Deno.test("CLI cert inspect reads the CA and client certificates embedded in a kubeconfig", async () => {
   const { dir, cleanup } = tempDir();
   try {

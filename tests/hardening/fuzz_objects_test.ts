@@ -11,7 +11,7 @@
 import * as path from "node:path";
 import { oneLine } from "../../lib/base/errors.ts";
 import { decodeSecret } from "../../lib/k8s/secret.ts";
-import { bootstrapTokenFromSecret } from "../../lib/tokens/bootstrap_token_read.ts";
+import { bootstrapTokenFromSecret } from "../../lib/tokens/bootstrap_token.ts";
 import { authenticateBootstrapToken } from "../../lib/tokens/authenticator.ts";
 import { selectSigningTokens, signClusterInfoData } from "../../lib/discovery/bootstrap_signer.ts";
 import { clusterOf, parseKubeconfig } from "../../lib/discovery/bootstrap_kubeconfig.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { parseCertificate } from "../../lib/pki/cert_info.ts";
 import { parseCsrDer } from "../../lib/kubelet/csr.ts";
-import { goQuoteBytes } from "../../lib/pki/der.ts";
+import { goQuoteBytes } from "../../lib/go/quote.ts";
 import { InputError } from "../../lib/base/errors.ts";
 import { repoPath } from "../_cli.ts";
 

@@ -9,7 +9,6 @@ import {
   checkChainForKeyUsage,
   goIpString,
   goParseIP,
-  goQuote,
   matchDomainConstraint,
   validHostname,
   verify,
@@ -222,13 +221,6 @@ Deno.test("goIpString() prints as net.IP.String(): dotted v4 (also v4-mapped), R
   assert.equal(ip("2000:abcd::"), "2000:abcd::");
   assert.equal(ip("::1"), "::1");
   assert.equal(ip("1:0:0:2:0:0:0:3"), "1:0:0:2::3");
-});
-
-Deno.test("goQuote() is Go's %q", () => {
-  assert.equal(goQuote('a"b\\c'), '"a\\"b\\\\c"');
-  assert.equal(goQuote("\x00\n\x7f"), '"\\x00\\n\\x7f"');
-  assert.equal(goQuote("é漢"), '"é漢"');
-  assert.equal(goQuote("\u200b"), '"\\u200b"');
 });
 
 Deno.test("matchDomainConstraint() Go 1.25.5 rules", () => {

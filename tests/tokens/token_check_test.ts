@@ -6,7 +6,7 @@ import {
   getExpiration,
   tokenExpiration,
   tokenHasExpired,
-} from "../../lib/tokens/bootstrap_token_read.ts";
+} from "../../lib/tokens/bootstrap_token.ts";
 
 const NOW = "2026-01-01T00:30:00Z";
 

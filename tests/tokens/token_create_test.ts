@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { Buffer } from "node:buffer";
+import { aggregateErrors } from "../../lib/go/aggregate.ts";
 import {
-  aggregateErrors,
   encodeTokenSecretData,
   parseTtlFlag,
   tokensToSecrets,

@@ -7,50 +7,12 @@ import {
   type ParsedBootstrapToken,
 } from "../../lib/tokens/bootstrap_token.ts";
 import type { DecodedSecret } from "../../lib/k8s/secret.ts";
-import {
-  formatTokenTable,
-  goJsonIndent,
-  shortHumanDuration,
-  tabwrite,
-  tokenOutputObject,
-} from "../../lib/tokens/token_list.ts";
+import { formatTokenTable, tokenOutputObject } from "../../lib/tokens/token_list.ts";
+import { goJsonIndent } from "../../lib/go/json.ts";
 import { renderObjects } from "../../lib/k8s/manifest.ts";
 import { runCli, tempDir } from "../_cli.ts";
 
 const S = 1000, M = 60 * S, H = 60 * M, D = 24 * H;
-
-Deno.test("shortHumanDuration() matches apimachinery's ShortHumanDuration", () => {
-  const cases: [number, string][] = [
-    [-2 * S, "<invalid>"],
-    [-1999, "0s"],
-    [-S, "0s"],
-    [-1, "0s"],
-    [0, "0s"],
-    [999, "0s"],
-    [59 * S + 999, "59s"],
-    [60 * S, "1m"],
-    [59 * M + 59 * S, "59m"],
-    [H, "1h"],
-    [23 * H + 54 * M + 17 * S, "23h"],
-    [D, "1d"],
-    [364 * D + 23 * H, "364d"],
-    [365 * D, "1y"],
-    [3 * 365 * D - 1, "2y"],
-  ];
-  for (const [ms, want] of cases) assert.equal(shortHumanDuration(ms), want, String(ms));
-});
-
-Deno.test("tabwrite() pads column blocks as Go's text/tabwriter", () => {
-  const o = { minwidth: 10, padding: 3 };
-  assert.equal(tabwrite("a\tb\tc\n", o), "a         b         c\n");
-  assert.equal(tabwrite("aaaaaaaaaaaa\tb\nc\td\n", o), "aaaaaaaaaaaa   b\nc              d\n");
-  // a line without tabs ends the block; the trailing cell is never padded
-  assert.equal(tabwrite("a\tb\nxx\nccccccccccc\td\n", o), "a         b\nxx\nccccccccccc   d\n");
-  // cells are counted in code points
-  assert.equal(tabwrite("é\tx\n", { minwidth: 0, padding: 1 }), "é x\n");
-  assert.equal(tabwrite("", o), "");
-  assert.equal(tabwrite("a\tb", o), "a         b");
-});
 
 function tok(
   id: string,

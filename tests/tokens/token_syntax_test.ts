@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  goQuote,
   isValidBootstrapToken,
   isValidBootstrapTokenID,
   newBootstrapTokenString,
@@ -110,12 +109,6 @@ Deno.test("validateUsages() matches the upstream vectors and error text", () => 
     validateUsages(["foo", "bar", "foo", "signing"]),
     "invalid bootstrap token usage string: bar,foo, valid usage options: signing,authentication",
   );
-});
-
-Deno.test("goQuote() escapes as Go's %q", () => {
-  assert.equal(goQuote('a"b\\c'), String.raw`"a\"b\\c"`);
-  assert.equal(goQuote("x\n\t\x01"), String.raw`"x\n\t\x01"`);
-  assert.equal(goQuote("héllo"), '"héllo"');
 });
 
 Deno.test("pooledRandom() serves each byte of the source once", () => {

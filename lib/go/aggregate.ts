@@ -1,0 +1,21 @@
+/**
+ * apimachinery's `utilerrors.Aggregate`: several errors as one message.
+ *
+ * @module
+ */
+
+/**
+ * Joins errors as `utilerrors.NewAggregate(...).Error()`: one message alone,
+ * several deduplicated inside `[a, b]`.
+ *
+ * @example
+ * ```ts
+ * import { aggregateErrors } from "./aggregate.ts";
+ * aggregateErrors(["a", "b", "a"]); // "[a, b]"
+ * aggregateErrors(["a"]); // "a"
+ * ```
+ */
+export function aggregateErrors(errs: readonly string[]): string {
+  const unique = [...new Set(errs)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
+}
