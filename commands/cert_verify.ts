@@ -173,7 +173,8 @@ async function certsOf(input: Input): Promise<Item[]> {
   if (bytes[0] === 0x30) {
     return [{ leaf: parseCertificateFrom(bytes, name), intermediates: [], source: name }];
   }
-  const { parseManifests, isObject } = await import("../lib/k8s/manifest.ts");
+  const { parseManifests } = await import("../lib/k8s/manifest.ts");
+  const { isObject } = await import("../lib/base/object.ts");
   let docs;
   try {
     docs = parseManifests(text, name);

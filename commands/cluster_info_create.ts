@@ -13,31 +13,31 @@ import {
 } from "../lib/discovery/bootstrap_signer.ts";
 import { readClusterCa } from "../lib/pki/certsource.ts";
 import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/discovery/cluster_info.ts";
-import { UsageError } from "../lib/base/errors.ts";
-import { clusterInfoKubeconfig, kubeconfigYaml } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { clusterInfoKubeconfig } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { kubeconfigYaml } from "../lib/k8s/kubeconfig_yaml.ts";
 import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
-import { parseServerUrl } from "../lib/k8s/server_url.ts";
-import { parseToken } from "../lib/tokens/token.ts";
 import { type Command, type Context, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagList, requireString } from "./_flags.ts";
+import {
+  expectArgs,
+  flagList,
+  flagSet,
+  flagTokens,
+  outputFormat,
+  requireServer,
+  requireString,
+} from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";
 
-/** The `--token` values (malformed ones are usage errors); a repeated ID keeps the first. */
-function tokensFromFlags(ctx: Context): SigningToken[] {
-  const tokens: SigningToken[] = [];
-  for (const t of flagList(ctx.flags, "token")) {
-    const token = parseToken(t);
-    const same = tokens.find((x) => x.id === token.id);
-    if (same === undefined) tokens.push(token);
-    else if (same.secret !== token.secret) {
-      // Two secrets for one ID: the Secret applied last would not match the signature.
-      throw new UsageError(
-        `token ID ${JSON.stringify(token.id)} given twice with different secrets`,
-      );
-    }
-  }
-  return tokens;
-}
+const FLAGS = flagSet("cluster-info create", [
+  ["server", "API server, https://HOST:PORT (or HOST:PORT) (required)"],
+  [
+    "ca",
+    "PEM CA certificate or bundle (required; only CERTIFICATE blocks):\nread as client-go reads it (certutil.ParseCertsPEM), the\nfirst certificate must be a CA; embedded re-encoded, so\nexactly what Go loads from the file",
+  ],
+  ["token", "a signing token, repeatable"],
+  "secrets",
+  ["output", "yaml (default) or json"],
+]);
 
 /** Adds to `tokens` those of the `--secrets` files that sign at `ctx.now`. */
 function addTokensFromSecrets(ctx: Context, tokens: SigningToken[]): SigningToken[] {
@@ -58,13 +58,7 @@ function addTokensFromSecrets(ctx: Context, tokens: SigningToken[]): SigningToke
 
 export const command: Command = {
   name: "cluster-info create",
-  options: {
-    server: { type: "string" },
-    ca: { type: "string" },
-    token: { type: "string", multiple: true },
-    secrets: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Render the kube-public/cluster-info ConfigMap with its JWS signatures.
 
 data.kubeconfig is what kubeadm stores: a kubeconfig with one cluster named ""
@@ -79,15 +73,8 @@ reason (never a secret value).
 Usage:
   joinkit cluster-info create --server https://HOST:PORT --ca CA.crt [flags]
 
-Flags:
-  --server URL       API server URL: https://HOST:PORT (required)
-  --ca FILE          PEM CA certificate or bundle (required; only CERTIFICATE blocks):
-                     read as client-go reads it (certutil.ParseCertsPEM), the
-                     first certificate must be a CA; embedded re-encoded, so
-                     exactly what Go loads from the file
-  --token T          a signing token, repeatable
-  --secrets FILE     bootstrap-token Secret manifests (files, dirs or -), repeatable
-  -o, --output FMT   yaml (default) or json
+${FLAGS.help}
+Output (-o json): the ConfigMap object, keys sorted, as kubectl prints it.
 
 ${EXIT_CODES}
 
@@ -99,9 +86,9 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
-    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
-    const server = parseServerUrl(requireString(ctx.flags, "server"));
-    const given = tokensFromFlags(ctx);
+    const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
+    const server = requireServer(ctx.flags);
+    const given: SigningToken[] = flagTokens(ctx.flags);
     const caInput = readInput(requireString(ctx.flags, "ca"));
     const ca = await readClusterCa(caInput.bytes, caInput.name);
     const kubeconfig = kubeconfigYaml(clusterInfoKubeconfig(server.url, ca.pem));

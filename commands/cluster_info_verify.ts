@@ -11,7 +11,7 @@ import {
   verifyClusterInfo,
 } from "../lib/discovery/discovery.ts";
 import { CheckError, JoinkitError } from "../lib/base/errors.ts";
-import { renderKubeconfig } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { renderKubeconfig } from "../lib/k8s/kubeconfig_yaml.ts";
 import { parseManifests } from "../lib/k8s/manifest.ts";
 import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagChoice, flagList, requireString } from "./_flags.ts";

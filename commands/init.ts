@@ -17,11 +17,8 @@ import { readClusterCa } from "../lib/pki/certsource.ts";
 import { verifyClusterInfo } from "../lib/discovery/discovery.ts";
 import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { joinCommand } from "../lib/discovery/join_command.ts";
-import {
-  clusterInfoKubeconfig,
-  kubeconfigYaml,
-  tokenKubeconfig,
-} from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { clusterInfoKubeconfig, tokenKubeconfig } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { kubeconfigYaml } from "../lib/k8s/kubeconfig_yaml.ts";
 import { type KubeObject, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { caCertHash } from "../lib/pki/pin.ts";
 import { clusterInfoRbac, nodeBootstrapRbac } from "../lib/tokens/rbac.ts";

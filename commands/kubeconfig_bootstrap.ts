@@ -10,10 +10,10 @@ import { validateDiscoveryFlags, verifyClusterInfo } from "../lib/discovery/disc
 import { CheckError, UsageError } from "../lib/base/errors.ts";
 import {
   DEFAULT_CLUSTER_NAME,
-  kubeconfigYaml,
   TLS_BOOTSTRAP_USER,
   tokenKubeconfig,
 } from "../lib/discovery/bootstrap_kubeconfig.ts";
+import { kubeconfigYaml } from "../lib/k8s/kubeconfig_yaml.ts";
 import { parseManifests } from "../lib/k8s/manifest.ts";
 import { parseServerUrl } from "../lib/k8s/server_url.ts";
 import { parseToken } from "../lib/tokens/token.ts";

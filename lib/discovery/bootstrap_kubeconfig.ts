@@ -1,8 +1,7 @@
 /**
  * The kubeconfigs kubeadm builds (the TLS-bootstrap kubeconfig, the one in
  * cluster-info) and the CA bundles they embed. Serialising lives in
- * `kubeconfig_yaml.ts`, parsing in `kubeconfig_read.ts`; both are re-exported
- * here.
+ * `k8s/kubeconfig_yaml.ts`, reading in `k8s/kubeconfig_read.ts`.
  *
  * @module
  */
@@ -124,11 +123,3 @@ export function caBundle(text: string, source: string): CaBundle {
   const pem = ders.map((der) => encodePem("CERTIFICATE", der)).join("");
   return { ders, pem: new Uint8Array(Buffer.from(pem, "utf8")) };
 }
-
-export {
-  clusterOf,
-  type KubeconfigCluster,
-  type ParsedKubeconfig,
-  parseKubeconfig,
-} from "../k8s/kubeconfig_read.ts";
-export { goResolvesNonString, kubeconfigYaml, renderKubeconfig } from "../k8s/kubeconfig_yaml.ts";

@@ -6,7 +6,8 @@
  */
 
 import { InputError } from "../base/errors.ts";
-import { isObject, type KubeObject } from "../k8s/manifest.ts";
+import { type KubeObject } from "../k8s/manifest.ts";
+import { isObject } from "../base/object.ts";
 
 /** `ConfigMapClusterInfo`. */
 export const CLUSTER_INFO_NAME = "cluster-info";

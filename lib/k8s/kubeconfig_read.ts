@@ -17,6 +17,7 @@
  */
 
 import { isScalar, parseAllDocuments, visit } from "yaml";
+import { isObject } from "../base/object.ts";
 import { InputError } from "../base/errors.ts";
 
 /** One cluster entry of a loaded kubeconfig. */
@@ -189,9 +190,6 @@ function jsonKind(v: unknown): string {
   return "object";
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Go's `base64.StdEncoding.DecodeString` (padding required, CR/LF skipped,
  * non-zero trailing bits tolerated); the error is `illegal base64 data at
@@ -300,7 +298,7 @@ function check(d: Decoder, value: unknown, type: FieldType, owner: string, path:
       return;
     case "stringMap":
     case "stringsMap":
-      if (!isRecord(value)) return typeError();
+      if (!isObject(value)) return typeError();
       for (const k of Object.keys(value).sort()) {
         const v = value[k];
         if (type.kind === "stringMap") check(d, v, str, owner, path);
@@ -308,14 +306,14 @@ function check(d: Decoder, value: unknown, type: FieldType, owner: string, path:
       }
       return;
     case "struct":
-      if (!isRecord(value)) return typeError();
+      if (!isObject(value)) return typeError();
       checkStruct(d, value, type.type, path);
       return;
     case "list":
       if (!Array.isArray(value)) return typeError();
       for (const v of value) {
         if (v === null) continue;
-        if (!isRecord(v)) {
+        if (!isObject(v)) {
           d.error ??= `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${owner}.${
             path.join(".")
           } of type v1.${type.of.name}`;
@@ -392,7 +390,7 @@ const decodeBytes = (v: unknown): Uint8Array => {
 const asString = (v: unknown): string => (typeof v === "string" ? v : "");
 
 const entries = (v: unknown): Record<string, unknown>[] =>
-  Array.isArray(v) ? v.map((e) => (isRecord(e) ? e : {})) : [];
+  Array.isArray(v) ? v.map((e) => (isObject(e) ? e : {})) : [];
 
 /**
  * `Convert_Slice_v1_Named*`: the entries become a map; a repeated name is
@@ -408,7 +406,7 @@ function convertList(
   for (const item of items) {
     if (nested !== undefined) {
       const inner = item[nested];
-      if (isRecord(inner)) convertExtensions(inner.extensions);
+      if (isObject(inner)) convertExtensions(inner.extensions);
     }
     const name = asString(item.name);
     if (seen.has(name)) {
@@ -444,7 +442,7 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
   if (text.length === 0) return empty;
   const doc = yamlToJson(text);
   if (doc === null || doc === undefined) return empty;
-  if (!isRecord(doc)) {
+  if (!isObject(doc)) {
     throw new KubeconfigLoadError(
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${
         jsonKind(doc)
@@ -469,7 +467,7 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
   if (d.error !== undefined) throw new KubeconfigLoadError(d.error);
 
   // Conversion to api.Config, in v1.Config's field order.
-  const prefs = isRecord(doc.preferences) ? doc.preferences : {};
+  const prefs = isObject(doc.preferences) ? doc.preferences : {};
   convertExtensions(prefs.extensions);
   const clusterItems = entries(doc.clusters);
   convertList(clusterItems, "NamedCluster", "*api.Cluster", "cluster");
@@ -480,7 +478,7 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
   convertExtensions(doc.extensions);
 
   const clusters = clusterItems.map((item): KubeconfigCluster => {
-    const c = isRecord(item.cluster) ? item.cluster : {};
+    const c = isObject(item.cluster) ? item.cluster : {};
     return {
       name: asString(item.name),
       server: asString(c.server),
@@ -489,12 +487,12 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
     };
   });
   const users = userItems.map((item): KubeconfigUser => {
-    const u = isRecord(item.user) ? item.user : {};
+    const u = isObject(item.user) ? item.user : {};
     return { name: asString(item.name), clientCertData: decodeBytes(u["client-certificate-data"]) };
   });
   const contextClusters = new Map<string, string>();
   for (const item of contextItems) {
-    const c = isRecord(item.context) ? item.context : {};
+    const c = isObject(item.context) ? item.context : {};
     contextClusters.set(asString(item.name), asString(c.cluster));
   }
   return { clusters, users, currentContext: asString(doc["current-context"]), contextClusters };

@@ -8,8 +8,6 @@
 
 import { toJson, toYaml } from "./manifest.ts";
 
-export { goResolvesNonString } from "./manifest.ts";
-
 /**
  * Serialises a kubeconfig byte-for-byte as `clientcmd.Write` does.
  *

@@ -14,6 +14,7 @@ import { loadAll, Schema, timestampTag, YAML11_SCHEMA, YAMLException } from "js-
 import { Document, type Pair, type Scalar, stringify, type Tags, visit } from "yaml";
 import { InputError } from "../base/errors.ts";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
+import { isObject } from "../base/object.ts";
 
 /** A Kubernetes object as parsed from JSON or YAML. */
 export type KubeObject = Record<string, unknown> & {
@@ -25,15 +26,8 @@ export type KubeObject = Record<string, unknown> & {
 /** Output formats for manifests. */
 export type ManifestFormat = "yaml" | "json";
 
-export { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
-
 /** Deepest nesting of maps and lists accepted in an input (Kubernetes objects stay far below). */
 export const MAX_DEPTH = 256;
-
-/** Whether `value` is a plain (non-array) object. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Parses YAML (one or many documents) or JSON into objects, flattening any

@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import { decodeGoBase64 } from "../base/base64.ts";
 import { InputError } from "../base/errors.ts";
-import { isObject } from "./manifest.ts";
+import { isObject } from "../base/object.ts";
 
 /** A Secret reduced to what bootstrap-token logic reads. */
 export interface DecodedSecret {

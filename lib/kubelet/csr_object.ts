@@ -9,7 +9,8 @@
 
 import { Buffer } from "node:buffer";
 import { InputError } from "../base/errors.ts";
-import { isObject, type KubeObject } from "../k8s/manifest.ts";
+import { type KubeObject } from "../k8s/manifest.ts";
+import { isObject } from "../base/object.ts";
 import { formatRfc3339 } from "../go/time.ts";
 
 /** API version and kind of CSR objects. */

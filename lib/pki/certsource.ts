@@ -16,6 +16,7 @@ import { Buffer } from "node:buffer";
 import type { Cert } from "./cert_info.ts";
 import { certificateParts } from "./der.ts";
 import { InputError } from "../base/errors.ts";
+import { isObject } from "../base/object.ts";
 import { decodePem, encodePem, looksLikePem } from "./pem.ts";
 
 /** `ParseCertsPEM`'s error when no certificate was found (Ed25519 ones count too). */
@@ -201,13 +202,6 @@ function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-// Not manifest.ts's isObject: that module loads YAML, which PEM and DER input must not.
-function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === "object" && v !== null && !Array.isArray(v)
-    ? v as Record<string, unknown>
-    : undefined;
-}
-
 /** Certificates from a kubeconfig's text (`source` names it in messages). */
 async function fromKubeconfig(
   text: string,
@@ -314,7 +308,7 @@ export async function extractCerts(
       const own = objects.length === 1 ? text : JSON.stringify(obj);
       out.push(...await fromKubeconfig(own, name, opts));
     } else if (obj.kind === "ConfigMap") {
-      const inner = asRecord(obj.data)?.kubeconfig;
+      const inner = isObject(obj.data) ? obj.data.kubeconfig : undefined;
       if (typeof inner !== "string") {
         throw new InputError(`${name}: ConfigMap has no data.kubeconfig`);
       }

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { isObject, toYaml } from "../k8s/manifest.ts";
+import { toYaml } from "../k8s/manifest.ts";
+import { isObject } from "../base/object.ts";
 
 // Starts with a letter and has no YAML indicator: always plain, never a number.
 const SAFE = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;

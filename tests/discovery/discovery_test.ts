@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { computeDetachedSignature } from "../../lib/discovery/jws.ts";
 import { verifyClusterInfo } from "../../lib/discovery/discovery.ts";
 import { findClusterInfo } from "../../lib/discovery/cluster_info.ts";
-import { kubeconfigYaml } from "../../lib/discovery/bootstrap_kubeconfig.ts";
+import { kubeconfigYaml } from "../../lib/k8s/kubeconfig_yaml.ts";
 import { CheckError } from "../../lib/base/errors.ts";
 import { repoPath } from "../_cli.ts";
 import { Buffer } from "node:buffer";

@@ -5,12 +5,11 @@ import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import {
   clusterInfoKubeconfig,
-  clusterOf,
-  goResolvesNonString,
-  kubeconfigYaml,
-  parseKubeconfig,
   tokenKubeconfig,
 } from "../../lib/discovery/bootstrap_kubeconfig.ts";
+import { goResolvesNonString } from "../../lib/k8s/manifest.ts";
+import { kubeconfigYaml } from "../../lib/k8s/kubeconfig_yaml.ts";
+import { clusterOf, parseKubeconfig } from "../../lib/k8s/kubeconfig_read.ts";
 import {
   getClusterFromKubeConfig,
   KubeconfigLoadError,

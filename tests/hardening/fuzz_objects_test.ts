@@ -14,12 +14,13 @@ import { decodeSecret } from "../../lib/k8s/secret.ts";
 import { bootstrapTokenFromSecret } from "../../lib/tokens/bootstrap_token.ts";
 import { authenticateBootstrapToken } from "../../lib/tokens/authenticator.ts";
 import { selectSigningTokens, signClusterInfoData } from "../../lib/discovery/bootstrap_signer.ts";
-import { clusterOf, parseKubeconfig } from "../../lib/discovery/bootstrap_kubeconfig.ts";
+import { clusterOf, parseKubeconfig } from "../../lib/k8s/kubeconfig_read.ts";
 import { findClusterInfo } from "../../lib/discovery/cluster_info.ts";
 import { verifyClusterInfo } from "../../lib/discovery/discovery.ts";
 import { readCsrObject } from "../../lib/kubelet/csr_object.ts";
 import { parseJoinEndpoint, parseServerUrl } from "../../lib/k8s/server_url.ts";
-import { isObject, type KubeObject, parseManifests } from "../../lib/k8s/manifest.ts";
+import { type KubeObject, parseManifests } from "../../lib/k8s/manifest.ts";
+import { isObject } from "../../lib/base/object.ts";
 import { tempDir } from "../_cli.ts";
 import {
   FIXTURE_NOW,

@@ -9,7 +9,8 @@ import { formatDuration, parseDuration } from "../../lib/go/duration.ts";
 import { formatRfc3339, parseRfc3339 } from "../../lib/go/time.ts";
 import { parseToken } from "../../lib/tokens/token.ts";
 import { decodePem, encodePem } from "../../lib/pki/pem.ts";
-import { isObject, parseManifests, renderObjects, toYaml } from "../../lib/k8s/manifest.ts";
+import { parseManifests, renderObjects, toYaml } from "../../lib/k8s/manifest.ts";
+import { isObject } from "../../lib/base/object.ts";
 import { fuzz, type Rng } from "../_fuzz.ts";
 
 Deno.test("parseDuration() fuzz: a number of ms or a JoinkitError", async () => {
