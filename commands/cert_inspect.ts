@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { type Cert, parseCertificateFrom, summarize } from "../lib/pki/cert_info.ts";
 import { extractCertificates } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
-import { formatName } from "../lib/pki/pkix.ts";
+import { formatName } from "../lib/pki/pkix_name.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagChoice } from "./_flags.ts";
 import { readInputs } from "./_io.ts";

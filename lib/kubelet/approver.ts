@@ -9,7 +9,9 @@
  * @module
  */
 
-import type { KeyInfo, Name, Sans } from "../pki/pkix.ts";
+import type { Sans } from "../pki/pkix.ts";
+import type { KeyInfo } from "../pki/pkix_key.ts";
+import type { Name } from "../pki/pkix_name.ts";
 
 /** The parts of a CSR these rules look at. */
 export interface CsrFacts {

@@ -16,7 +16,7 @@ import {
 } from "./approver.ts";
 import { type Cert, isCa } from "../pki/cert_info.ts";
 import { shortHumanDuration } from "../go/human_duration.ts";
-import { formatName } from "../pki/pkix.ts";
+import { formatName } from "../pki/pkix_name.ts";
 import { rotationWindow } from "./rotation.ts";
 import { guessSigner, signerValidator } from "./signer.ts";
 import { formatRfc3339 } from "../go/time.ts";

@@ -32,29 +32,33 @@ import {
 import { InputError } from "../base/errors.ts";
 import { decodePem, encodePem } from "../pki/pem.ts";
 import {
+  emptySans,
+  EXT,
+  type Extension,
+  goParseSan,
+  sanExtension,
+  type Sans,
+  sansEmpty,
+} from "../pki/pkix.ts";
+import {
+  goParsePublicKey,
+  goPublicKeyAlgorithm,
+  type KeyInfo,
+  rightAlign,
+  unparsedKeyInfo,
+} from "../pki/pkix_key.ts";
+import {
   decodeBmp,
   decodeT61,
   decodeUtf8,
   emptyName,
-  emptySans,
-  EXT,
-  type Extension,
   fillName,
   goName,
-  goParsePublicKey,
-  goParseSan,
-  goPublicKeyAlgorithm,
   isIa5,
   isPrintableByte,
-  type KeyInfo,
   type Name,
   type NameAttribute,
-  rightAlign,
-  sanExtension,
-  type Sans,
-  sansEmpty,
-  unparsedKeyInfo,
-} from "../pki/pkix.ts";
+} from "../pki/pkix_name.ts";
 import { checkSignature, type SigAlg, sigAlgFromAi } from "../pki/sigalg.ts";
 import { signingAlgorithm } from "../pki/keys.ts";
 import { x509 } from "../pki/x509.ts";

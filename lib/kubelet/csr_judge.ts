@@ -33,7 +33,8 @@ import {
   validateCsrCreate,
 } from "./csr_validation.ts";
 import { oneLine } from "../base/errors.ts";
-import { formatKey, formatName } from "../pki/pkix.ts";
+import { formatKey } from "../pki/pkix_key.ts";
+import { formatName } from "../pki/pkix_name.ts";
 import { BUILTIN_SIGNERS, defaultUsages, guessSigner, signerValidator } from "./signer.ts";
 import { sigAlgName } from "../pki/sigalg.ts";
 import { parseCertificate } from "../pki/cert_info.ts";

@@ -15,24 +15,18 @@ import {
   colonHex,
   emptySans,
   type Extension,
-  formatKey,
-  formatName,
-  goParseAi,
   goParseNameConstraints,
   goParseSan,
-  goParseSpki,
-  type KeyInfo,
-  type Name,
   type NameConstraints,
   parseAuthorityKeyId,
   parseBasicConstraints,
-  parseCertName,
   parseExtKeyUsage,
   parseKeyUsage,
   parseSubjectKeyId,
-  rightAlign,
   type Sans,
 } from "./pkix.ts";
+import { formatKey, goParseAi, goParseSpki, type KeyInfo, rightAlign } from "./pkix_key.ts";
+import { formatName, type Name, parseCertName } from "./pkix_name.ts";
 import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "../go/time.ts";

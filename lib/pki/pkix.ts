@@ -1,8 +1,9 @@
 /**
- * X.509 building blocks read and written the way Go's `crypto/x509` does, on
- * `@peculiar/x509` and its ASN.1 schemas: distinguished names (`pkix.Name`),
- * subjectAltNames, the key-usage, extended-key-usage, basic-constraints and
- * key-identifier extensions, and a description of a SubjectPublicKeyInfo.
+ * X.509 extensions read and written the way Go's `crypto/x509` does, on
+ * `@peculiar/x509` and its ASN.1 schemas: IP addresses, subjectAltNames, name
+ * constraints, the key-usage, extended-key-usage, basic-constraints and
+ * key-identifier extensions. Names (`pkix.Name`) live in `pkix_name.ts`,
+ * public keys (SubjectPublicKeyInfo) in `pkix_key.ts`.
  *
  * @module
  */
@@ -15,9 +16,6 @@ import { DerCursor, integerValue, latin1, Tag } from "./der.ts";
 import { goQuote, goQuoteBytes } from "../go/quote.ts";
 import { InputError } from "../base/errors.ts";
 import { isIa5 } from "./pkix_name.ts";
-
-export * from "./pkix_name.ts";
-export * from "./pkix_key.ts";
 
 /** subjectAltName entries Go keeps. */
 export interface Sans {
