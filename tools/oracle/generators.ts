@@ -28,10 +28,11 @@ const CA_KEYS = [
   "rsa2048:0",
   "rsa2048:1",
   "p384:0",
+  "p521:0",
   "ed25519:0",
 ];
-const RARE_KEYS = ["rsa1024:0", "rsa512:0", "p224:0", "p521:0"];
-const LEAF_KEYS = ["p256:4", "p256:5", "rsa2048:2", "ed25519:1", "p384:1"];
+const RARE_KEYS = ["rsa1024:0", "rsa512:0", "p224:0"];
+const LEAF_KEYS = ["p256:4", "p256:5", "rsa2048:2", "ed25519:1", "p384:1", "p521:1"];
 
 const DNS = [
   "example.com",
@@ -95,9 +96,17 @@ function sigAlgFor(r: Rng, key: string): { sigAlg?: string; post?: Spec } {
         },
       };
     }
+    // RSA-PSS with each hash Go creates (salt = hash length).
+    if (x === 5) return { sigAlg: "SHA384-RSAPSS" };
+    if (x === 6) return { sigAlg: "SHA512-RSAPSS" };
   }
   if (ec && x === 0) return { sigAlg: "ECDSA-SHA1" };
   if (ec && x === 1) return { sigAlg: "ECDSA-SHA512" };
+  // A digest shorter or longer than the curve's order: Go truncates, and a P-521 CA signing
+  // with SHA-256 once broke joinkit (Go itself picks SHA-512 for P-521 by default).
+  if (ec && (x === 2 || key.startsWith("p521") && x < 8)) {
+    return { sigAlg: r.pick(["ECDSA-SHA256", "ECDSA-SHA384", "ECDSA-SHA1"]) };
+  }
   return {};
 }
 

@@ -1,11 +1,22 @@
 /**
  * The known, intended differences between the oracle's Go (1.23.5, the
  * newest Go on this machine) and the Go joinkit follows (1.25.x with patch
- * fixes ≥ 1.25.5, as Kubernetes 1.33–1.35 are built). A disagreement is
- * "intended" only when one rule below explains it exactly: the input has the
- * property the upstream change is about (a fact main.go established), and the
- * two verdicts differ the way that change makes them differ. Anything else
- * is a failure. Keep this list small; never add a rule to quiet a bug.
+ * fixes ≥ 1.25.5, as Kubernetes 1.33–1.35 are built).
+ *
+ * By default the oracle is built with the go125/ overlay, which patches every
+ * rule below into Go 1.23.5's own sources (each rule names its file in
+ * `patched`): the oracle then gives Go 1.25's verdict itself and these rules
+ * are off, so a disagreement on them is a failure like any other. They apply
+ * only with `--go123-plain` (no overlay). Rules that could not be patched
+ * would have no `patched` and apply in both modes; there are none today.
+ *
+ * A disagreement is "intended" only when one rule explains it exactly: the
+ * input has the property the upstream change is about (a fact main.go
+ * established), and the two verdicts differ the way that change makes them
+ * differ. Anything else is a failure. Keep this list small; never add a rule
+ * to quiet a bug. In plain mode the classifier misses cases where a 1.25 rule
+ * changes which error a chain search ends on (chain-1-1863/9707/4252): those
+ * are why the overlay exists.
  *
  * @module
  */
@@ -17,6 +28,7 @@ export interface Facts {
   bmpStrict?: boolean;
   rsaSmall?: boolean;
   rsaOddKey?: boolean;
+  badBool?: boolean;
 }
 
 /** One verdict pair and what the classifier may look at. */
@@ -34,6 +46,8 @@ interface Rule {
   id: string;
   /** Upstream reason. */
   reason: string;
+  /** The go125/ overlay file that makes the oracle's Go follow the rule (then the rule is off). */
+  patched?: string;
   /**
    * Whether the rule explains the pair; `agree` is the driver's comparison,
    * for rules that rewrite Go's verdict into what the newer Go says.
@@ -90,6 +104,7 @@ export function differingFields(a: any, b: any): string[] {
 export const RULES: readonly Rule[] = [
   {
     id: "sha1-text",
+    patched: "crypto/x509/x509.go",
     reason:
       "Go 1.24 removed GODEBUG x509sha1, and with it the ' (temporarily override with GODEBUG=x509sha1=1)' suffix of InsecureAlgorithmError",
     applies: (p, agree) => {
@@ -99,6 +114,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "rsa1024min",
+    patched: "crypto/rsa/go125_keychecks.go",
     reason:
       "Go 1.24 GODEBUG rsa1024min (default on): RSA keys below 1024 bits fail signature checks",
     applies: (p) =>
@@ -107,6 +123,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "fips-rsa-key",
+    patched: "crypto/rsa/go125_keychecks.go",
     reason:
       "Go 1.24 FIPS 140-3 module: RSA public keys with an even modulus, an even exponent, E<2 or E>2^31-1 fail every verification",
     applies: (p) =>
@@ -115,12 +132,14 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "negative-pathlen",
+    patched: "crypto/x509/parser.go",
     reason: "Go 1.25 reads BasicConstraints pathLen as unsigned: a negative value is refused",
     applies: (p) =>
       p.facts.negPathLen === true && errOf(p.joinkit).includes("x509: invalid basic constraints"),
   },
   {
     id: "bmp-strict",
+    patched: "crypto/x509/parser.go, encoding/asn1/asn1.go",
     reason:
       "Go 1.25 refuses BMPStrings holding surrogates or non-characters (U+FFFE, U+FFFF, U+FDD0-FDEF); a certificate that no longer parses changes any verdict built on it",
     applies: (p) =>
@@ -130,6 +149,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "t61-latin1",
+    patched: "crypto/x509/parser.go, encoding/asn1/asn1.go",
     reason:
       "Go 1.25 decodes T61String bytes as Latin-1 (Go 1.23 copied the raw bytes, often invalid UTF-8)",
     applies: (p) =>
@@ -138,6 +158,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "t61-latin1-quoted",
+    patched: "crypto/x509/parser.go, encoding/asn1/asn1.go",
     reason:
       "Go 1.25 decodes T61String bytes as Latin-1, so a name Go 1.23 quoted as \\xNN (raw byte) is quoted as the Latin-1 character",
     applies: (p, agree) => {
@@ -155,6 +176,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "excluded-wildcard",
+    patched: "crypto/x509/verify.go",
     reason:
       "Go 1.24.11/1.25.5 (CVE-2025-61727, golang/go#76442): excluded DNS constraints apply to wildcard SANs",
     // Go 1.23 never applies the rule, so its verdict may be anything (another SAN or
@@ -168,17 +190,46 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "hostname-truncation",
+    patched: "crypto/x509/verify.go",
     reason:
       "Go 1.24.11/1.25.5 (CVE-2025-61729, golang/go#76445): HostnameError truncates a long list of names",
+    // The new text for 100 names or more: "valid for N names, but none matched H" (or "N IP SANs").
     applies: (p) => {
       const g = errOf(p.go), j = errOf(p.joinkit);
-      const pre = "x509: certificate is valid for ";
-      return g.startsWith(pre) && j.startsWith(pre) && g.split(", ").length > 100 &&
-        g.slice(g.lastIndexOf(", not ")) === j.slice(j.lastIndexOf(", not "));
+      const m = /^x509: certificate is valid for (.*), not (.*)$/s.exec(g);
+      if (!m) return false;
+      const n = m[1]!.split(", ").length;
+      return n >= 100 &&
+        (j === `x509: certificate is valid for ${n} names, but none matched ${m[2]}` ||
+          j === `x509: certificate is valid for ${n} IP SANs, but none matched ${m[2]}`);
     },
   },
   {
+    id: "bmp-odd-text",
+    patched: "encoding/asn1/asn1.go",
+    reason:
+      "Go 1.25's encoding/asn1 says 'invalid BMPString' for an odd-length BMPString (golang/go#71862); Go 1.23 said 'pkcs12: odd-length BMP string'",
+    applies: (p, agree) => {
+      const g = JSON.stringify(p.go);
+      return g.includes("pkcs12: odd-length BMP string") &&
+        agree(
+          JSON.parse(g.split("pkcs12: odd-length BMP string").join("invalid BMPString")),
+          p.joinkit,
+        );
+    },
+  },
+  {
+    id: "asn1-bool-any",
+    patched: "encoding/asn1/asn1.go",
+    reason:
+      "encoding/asn1 parses a BOOLEAN into any (golang/go#68241, in Go 1.25.5), so a malformed BOOLEAN in a CSR subject fails; Go 1.23 left it nil unchecked",
+    applies: (p) =>
+      p.judgement === "csr" && p.facts.badBool === true && p.go.ok === true &&
+      errOf(p.joinkit) === "asn1: syntax error: invalid boolean",
+  },
+  {
     id: "pem-decode-rewrite",
+    patched: "encoding/pem/pem.go",
     reason:
       "Go 1.24.8/1.25.2 (CVE-2025-61723) rewrote pem.Decode (END-first, last BEGIN before it); joinkit matches the model of the new algorithm",
     applies: (p, agree) =>
@@ -186,10 +237,14 @@ export const RULES: readonly Rule[] = [
   },
 ];
 
-/** The rule explaining a disagreement, or undefined when none does. */
+/**
+ * The rule explaining a disagreement, or undefined when none does. With the
+ * go125 overlay (`plain` false) the patched rules are off.
+ */
 export function classify(
   p: Pair,
   agree: (go: unknown, joinkit: unknown) => boolean,
+  plain: boolean,
 ): Rule | undefined {
-  return RULES.find((r) => r.applies(p, agree));
+  return RULES.find((r) => (plain || r.patched === undefined) && r.applies(p, agree));
 }

@@ -27,6 +27,7 @@ type Facts struct {
 	BMPStrict  bool `json:"bmpStrict,omitempty"`  // a BMPString Go 1.25 refuses (surrogates, U+FFFE/FFFF, U+FDD0-FDEF)
 	RSASmall   bool `json:"rsaSmall,omitempty"`   // an RSA key below 1024 bits (rsa1024min, Go 1.24)
 	RSAOddKey  bool `json:"rsaOddKey,omitempty"`  // an RSA key the Go 1.24 FIPS check refuses (even N or E, E<2, E>2^31-1)
+	BadBool    bool `json:"badBool,omitempty"`    // a BOOLEAN that is not DER (encoding/asn1 parses it into any since golang/go#68241)
 }
 
 var ekuByName = map[string]x509.ExtKeyUsage{
@@ -312,6 +313,9 @@ func scanDER(b []byte, f *Facts) {
 					f.T61High = true
 				}
 			}
+		}
+		if rv.Class == 0 && rv.Tag == 1 && !rv.IsCompound && (len(rv.Bytes) != 1 || rv.Bytes[0] != 0 && rv.Bytes[0] != 0xff) {
+			f.BadBool = true
 		}
 		if rv.Class == 0 && rv.Tag == 30 {
 			for i := 0; i+1 < len(rv.Bytes); i += 2 {
