@@ -9,8 +9,8 @@ import {
   secretsIn,
   selectSigningTokens,
   signClusterInfoData,
-  type SigningToken,
 } from "../lib/discovery/bootstrap_signer.ts";
+import type { Token as SigningToken } from "../lib/tokens/token.ts";
 import { readClusterCa } from "../lib/pki/certsource.ts";
 import { clusterInfoConfigMap, KUBECONFIG_KEY } from "../lib/discovery/cluster_info.ts";
 import { clusterInfoKubeconfig } from "../lib/discovery/bootstrap_kubeconfig.ts";

@@ -10,16 +10,8 @@ import { getExpiration } from "../tokens/bootstrap_token.ts";
 import { detachedSigner } from "./jws.ts";
 import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
 import { type DecodedSecret, decodeSecret, getData, isSecretObject } from "../k8s/secret.ts";
-import { KEYS, SECRET_TYPE, TOKEN_NAMESPACE } from "../tokens/token.ts";
+import { KEYS, SECRET_TYPE, type Token, TOKEN_NAMESPACE } from "../tokens/token.ts";
 import { InputError } from "../base/errors.ts";
-
-/** A token the signer signs with. */
-export interface SigningToken {
-  /** Token ID. */
-  id: string;
-  /** Token secret (the HMAC key). */
-  secret: string;
-}
 
 /** A Secret the signer passed over, and why (no secret values in `reason`). */
 export interface SkippedSecret {
@@ -45,7 +37,7 @@ const NAME = /^bootstrap-token-([a-z0-9]{6})$/;
 export function signingTokenOf(
   secret: DecodedSecret,
   now: Date,
-): SigningToken | { reason: string } {
+): Token | { reason: string } {
   // No namespace counts as kube-system, as in `token list` and `token check`.
   if (secret.namespace !== TOKEN_NAMESPACE && secret.namespace !== "") {
     return { reason: "not in namespace kube-system" };
@@ -77,8 +69,8 @@ export function signingTokenOf(
 export function selectSigningTokens(
   secrets: readonly DecodedSecret[],
   now: Date,
-): { tokens: SigningToken[]; skipped: SkippedSecret[] } {
-  const tokens: SigningToken[] = [];
+): { tokens: Token[]; skipped: SkippedSecret[] } {
+  const tokens: Token[] = [];
   const skipped: SkippedSecret[] = [];
   const ids = new Set<string>();
   for (const s of secrets) {
@@ -125,7 +117,7 @@ export interface SignResult {
  */
 export function signClusterInfoData(
   data: Record<string, string>,
-  tokens: readonly SigningToken[],
+  tokens: readonly Token[],
   source = "cluster-info",
 ): SignResult {
   const content = data[KUBECONFIG_KEY];

@@ -23,7 +23,7 @@ import {
   type ParsedKubeconfig,
 } from "../k8s/kubeconfig_read.ts";
 import { PinSet } from "../pki/pin.ts";
-import { TOKEN_PATTERN } from "../tokens/token.ts";
+import { tokenFromString } from "../tokens/token.ts";
 
 /** Inputs of {@link verifyClusterInfo}. */
 export interface DiscoveryOptions {
@@ -77,7 +77,7 @@ export function validateDiscoveryFlags(
       `discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue`,
     );
   }
-  if (!TOKEN_PATTERN.test(token)) {
+  if (tokenFromString(token) === undefined) {
     // kubeadm would quote the value here; ours may hold a secret, so it is left out.
     errs.push(`discovery.bootstrapToken.token: Invalid value: "": the bootstrap token is invalid`);
   }
@@ -107,9 +107,7 @@ export function verifyClusterInfo(opts: DiscoveryOptions): DiscoveryResult {
   );
   if (invalid !== undefined) throw new CheckError(invalid);
   const fail = (why: string) => new CheckError(DISCOVERY_ERROR_PREFIX + why);
-  const m = TOKEN_PATTERN.exec(opts.token)!;
-  const id = m[1]!;
-  const secret = m[2]!;
+  const { id, secret } = tokenFromString(opts.token)!;
 
   const pins = new PinSet();
   try {

@@ -15,7 +15,7 @@ import {
   SECRET_PREFIX,
   SECRET_TYPE,
   TOKEN_NAMESPACE,
-  TOKEN_PATTERN,
+  tokenFromString,
 } from "./token.ts";
 
 /** The user a token authenticates as. */
@@ -77,15 +77,15 @@ export function authenticateBootstrapToken(
     rule,
     reason,
   });
-  const m = TOKEN_PATTERN.exec(token);
-  if (!m) {
+  const parsed = tokenFromString(token);
+  if (!parsed) {
     return no(
       1,
       "format",
       "not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}, so the authenticator ignores it",
     );
   }
-  const [, tokenID = "", tokenSecret = ""] = m;
+  const { id: tokenID, secret: tokenSecret } = parsed;
   const name = SECRET_PREFIX + tokenID;
   const secret = lookup(secrets, name);
   if (!secret) return no(2, "secret", `no Secret ${TOKEN_NAMESPACE}/${name} in the inputs`);

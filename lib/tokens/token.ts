@@ -18,7 +18,12 @@ export const TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 /** `BootstrapTokenIDPattern`. */
 export const TOKEN_ID_PATTERN = /^[a-z0-9]{6}$/;
 
-/** A token split into its public ID and its secret. */
+/**
+ * The bootstrap-token value: its public ID and its secret, parsed once at the
+ * edge ({@link parseToken}, {@link tokenFromString}) and passed as this value.
+ * Its string form is {@link tokenString}. Never interpolate it into a message:
+ * the secret must not reach one.
+ */
 export interface Token {
   /** The 6-character public ID. */
   id: string;
@@ -27,20 +32,47 @@ export interface Token {
 }
 
 /**
+ * The string form `id.secret` of a token, as kubeadm's `BootstrapTokenString.String()`.
+ *
+ * @example
+ * ```ts
+ * import { tokenString } from "./token.ts";
+ * tokenString({ id: "abcdef", secret: "0123456789abcdef" }); // "abcdef.0123456789abcdef"
+ * ```
+ */
+export function tokenString(t: Token): string {
+  return `${t.id}.${t.secret}`;
+}
+
+/**
  * Generates a bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}` from the CSPRNG,
  * each character uniform over the 36 symbols.
  *
  * @example
  * ```ts
- * generateToken(); // e.g. "abcdef.0123456789abcdef"
+ * import { generateToken, isValidBootstrapToken } from "./token.ts";
+ * isValidBootstrapToken(generateToken()); // true
  * ```
  */
 export function generateToken(random: RandomBytes = cryptoRandom): string {
   return `${randomString(6, TOKEN_CHARS, random)}.${randomString(16, TOKEN_CHARS, random)}`;
 }
 
-/** `id.secret` split when `text` matches {@link TOKEN_PATTERN}, else `undefined`. */
-function splitToken(text: string): Token | undefined {
+/**
+ * The one token parser: `id.secret` split when `text` matches
+ * {@link TOKEN_PATTERN} (`[a-z0-9]{6}.[a-z0-9]{16}`), else `undefined`. The
+ * edges decide what a mismatch is: {@link parseToken} for a flag (usage
+ * error), {@link newBootstrapTokenString} for a Secret's data (bad input),
+ * the authenticator and discovery for their own judgements.
+ *
+ * @example
+ * ```ts
+ * import { tokenFromString } from "./token.ts";
+ * tokenFromString("abcdef.0123456789abcdef"); // { id: "abcdef", secret: "0123456789abcdef" }
+ * tokenFromString("ABCDEF.0123456789abcdef"); // undefined
+ * ```
+ */
+export function tokenFromString(text: string): Token | undefined {
   const m = TOKEN_PATTERN.exec(text);
   return m ? { id: m[1]!, secret: m[2]! } : undefined;
 }
@@ -52,12 +84,13 @@ function splitToken(text: string): Token | undefined {
  *
  * @example
  * ```ts
+ * import { parseToken } from "./token.ts";
  * parseToken("abcdef.0123456789abcdef").id; // "abcdef"
- * parseToken("nope"); // throws UsageError "invalid --token: must match …"
+ * // parseToken("nope") throws UsageError "invalid --token: must match …"
  * ```
  */
 export function parseToken(text: string, flag = "--token"): Token {
-  const token = splitToken(text);
+  const token = tokenFromString(text);
   if (!token) {
     throw new UsageError(
       `invalid ${flag}: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
@@ -113,6 +146,7 @@ const GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
  *
  * @example
  * ```ts
+ * import { isValidBootstrapToken } from "./token.ts";
  * isValidBootstrapToken("abcdef.0123456789abcdef"); // true
  * ```
  */
@@ -125,6 +159,7 @@ export function isValidBootstrapToken(text: string): boolean {
  *
  * @example
  * ```ts
+ * import { isValidBootstrapTokenID } from "./token.ts";
  * isValidBootstrapTokenID("abcdef"); // true
  * ```
  */
@@ -133,16 +168,19 @@ export function isValidBootstrapTokenID(id: string): boolean {
 }
 
 /**
- * kubeadm's `NewBootstrapTokenString`: splits a token, or throws kubeadm's
- * error text, without the offending value (it may be a secret).
+ * kubeadm's `NewBootstrapTokenString`, for a token read from input (a
+ * Secret's data): splits it, or throws kubeadm's error text as bad input
+ * (exit 1), without the offending value (it may be a secret). A token given
+ * in a flag goes through {@link parseToken} instead (usage error, exit 2).
  *
  * @example
  * ```ts
+ * import { newBootstrapTokenString } from "./token.ts";
  * newBootstrapTokenString("abcdef.0123456789abcdef").secret; // "0123456789abcdef"
  * ```
  */
 export function newBootstrapTokenString(text: string): Token {
-  const token = splitToken(text);
+  const token = tokenFromString(text);
   if (!token) {
     throw new InputError(
       `the bootstrap token was not of the form ${goQuote(TOKEN_PATTERN_TEXT)}`,
@@ -156,6 +194,7 @@ export function newBootstrapTokenString(text: string): Token {
  *
  * @example
  * ```ts
+ * import { validateBootstrapGroupName } from "./token.ts";
  * validateBootstrapGroupName("system:bootstrappers:foo"); // undefined
  * ```
  */
@@ -170,6 +209,7 @@ export function validateBootstrapGroupName(name: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { validateUsages } from "./token.ts";
  * validateUsages(["foo", "signing"]);
  * // "invalid bootstrap token usage string: foo, valid usage options: signing,authentication"
  * ```
@@ -189,6 +229,7 @@ export function validateUsages(usages: readonly string[]): string | undefined {
  *
  * @example
  * ```ts
+ * import { generateToken, pooledRandom } from "./token.ts";
  * const random = pooledRandom();
  * generateToken(random);
  * ```

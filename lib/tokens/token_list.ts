@@ -7,6 +7,7 @@
  */
 
 import type { ParsedBootstrapToken } from "./bootstrap_token.ts";
+import { tokenString } from "./token.ts";
 import { formatGoRfc3339, formatRfc3339 } from "../go/time.ts";
 import { shortHumanDuration } from "../go/human_duration.ts";
 import { padRight, tabwrite } from "../go/tabwriter.ts";
@@ -25,9 +26,9 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date): string {
   const usages = t.usages.join(",") || "<none>";
   const description = t.description || "<none>";
   const groups = t.groups.join(",") || "<none>";
-  return `${t.token.id}.${t.token.secret}\t${padRight(ttl, 9)}\t${expires}\t${
-    padRight(usages, 22)
-  }\t${padRight(description, 56)}\t${groups}\n`;
+  return `${tokenString(t.token)}\t${padRight(ttl, 9)}\t${expires}\t${padRight(usages, 22)}\t${
+    padRight(description, 56)
+  }\t${groups}\n`;
 }
 
 /**
@@ -61,7 +62,7 @@ export function tokenOutputObject(t: ParsedBootstrapToken): Record<string, unkno
   const obj: Record<string, unknown> = {
     kind: "BootstrapToken",
     apiVersion: "output.kubeadm.k8s.io/v1alpha3",
-    token: `${t.token.id}.${t.token.secret}`,
+    token: tokenString(t.token),
   };
   if (t.description) obj.description = t.description;
   if (t.expires) obj.expires = formatRfc3339(t.expires.date);
