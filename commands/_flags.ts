@@ -1,15 +1,260 @@
 /**
- * Typed access to parsed flags, with joinkit's usage errors.
+ * joinkit's one flag vocabulary. Every flag any command takes is defined here
+ * once: its name, short form, the value syntax its help shows, its help line,
+ * the old names it still answers to, and (through the typed readers below)
+ * how its value is parsed. A malformed flag value is always a
+ * {@link UsageError} (exit 2), with one message per kind of value.
+ *
+ * A command picks its flags by name with {@link flagSet}, which gives both
+ * the `node:util` `parseArgs` options and the generated "Flags:" section of
+ * its help; the command's usage, description and examples stay hand-written.
  *
  * @module
  */
 
-import { UsageError } from "../lib/base/errors.ts";
-import type { Context, Flags } from "./_command.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import { parseDuration } from "../lib/go/duration.ts";
+import { parseRfc3339 } from "../lib/go/time.ts";
+import { parseJoinEndpoint, parseServerUrl, type ServerAddress } from "../lib/k8s/server_url.ts";
+import { PinSet } from "../lib/pki/pin.ts";
+import { parseToken, type Token } from "../lib/tokens/token.ts";
+import type { Context, Flags, Options } from "./_command.ts";
 
-/** A string flag, or `undefined` when absent. */
+/** An old name a flag still answers to, hidden from help but listed under it. */
+export interface FlagAlias {
+  /** The old long name. */
+  name: string;
+  /** The commands that had it (only they accept it). */
+  commands: readonly string[];
+}
+
+/** One flag of the vocabulary. */
+export interface FlagDef {
+  /** Long name, without `--`. */
+  name: string;
+  /** One-letter short form, without `-`. */
+  short?: string;
+  /** The value syntax shown in help (`DURATION`); absent for a boolean flag. */
+  value?: string;
+  /** Repeatable: every value is kept, in order. */
+  multiple?: boolean;
+  /** The help line (a command may give its own, e.g. to name its default). */
+  help: string;
+  /** Old names that still work (deprecated; listed, not advertised). */
+  aliases?: readonly FlagAlias[];
+}
+
+function def(name: string, value: string | undefined, help: string, more: Partial<FlagDef> = {}) {
+  return { name, ...(value === undefined ? {} : { value }), help, ...more } as FlagDef;
+}
+
+/** Every flag of every command, by name. */
+export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
+  [
+    // Global flags: the dispatcher adds them to every command.
+    def("now", "RFC3339", "the clock: the time every time-dependent output is made for", {
+      aliases: [{ name: "at", commands: ["cert verify"] }],
+    }),
+    def("help", undefined, "show help", { short: "h" }),
+    def("version", undefined, "print the version", { short: "V" }),
+    // Command flags, alphabetical.
+    def("approve", undefined, "add the Approved condition to objects that lack it"),
+    def("ca", "FILE", "PEM CA certificate or bundle"),
+    def("ca-key", "FILE", "the CA's private key (PEM: PKCS#1, SEC 1 or PKCS#8; not encrypted)"),
+    def(
+      "certificate-key",
+      "KEY",
+      "the key from 'kubeadm init phase upload-certs --upload-certs' (64 hex)",
+    ),
+    def("cluster-info", "FILE", "a cluster-info ConfigMap"),
+    def("cluster-name", "NAME", "cluster name"),
+    def("cn", "NAME", "subject common name"),
+    def("control-plane", undefined, "join as a control-plane node"),
+    def("count", "N", "how many"),
+    def("description", "TEXT", "human-readable description"),
+    def(
+      "discovery-token-ca-cert-hash",
+      "HASH",
+      "sha256:<hex> CA public-key pin, repeatable or comma-separated",
+      {
+        multiple: true,
+        aliases: [{
+          name: "ca-cert-hash",
+          commands: ["ca pin-check", "cluster-info verify", "kubeconfig bootstrap"],
+        }],
+      },
+    ),
+    def(
+      "discovery-token-unsafe-skip-ca-verification",
+      undefined,
+      "accept a cluster-info without CA pins",
+      {
+        aliases: [{
+          name: "unsafe-skip-ca-verification",
+          commands: ["cluster-info verify", "kubeconfig bootstrap"],
+        }],
+      },
+    ),
+    def("dns", "NAME", "DNS SAN, repeatable", { multiple: true }),
+    def("expires", "RFC3339", "absolute expiry instead of --ttl (mutually exclusive)"),
+    def("force", undefined, "overwrite existing files"),
+    def("groups", "LIST", "groups, repeatable or comma-separated", { multiple: true }),
+    def("ip", "ADDR", "IP SAN, repeatable", { multiple: true }),
+    def("key", "FILE", "private key that must match (PEM)"),
+    def("key-type", "TYPE", "key algorithm"),
+    def("node", "NAME", "node name"),
+    def(
+      "out",
+      "FILE",
+      "write the output to FILE (atomically; missing directories created 0700) instead of stdout",
+    ),
+    def(
+      "out-dir",
+      "DIR",
+      "directory to write the files into (created 0700 with missing parents)",
+    ),
+    def("output", "FORMAT", "output format", { short: "o" }),
+    def("requester", "USER", "the user who posts the CSR (spec.username), for the approver"),
+    def("secrets", "PATH", "bootstrap-token Secret manifests (files, dirs or -), repeatable", {
+      multiple: true,
+    }),
+    def("server", "URL", "API server: https://HOST:PORT (or HOST:PORT, https implied)"),
+    def("serving", undefined, "a kubelet serving CSR instead of a client CSR"),
+    def("signer-name", "NAME", "the signer whose rules apply"),
+    def("string-data", undefined, "write stringData (plain text) instead of base64 data"),
+    def("token", "TOKEN", "bootstrap token [a-z0-9]{6}.[a-z0-9]{16}", { multiple: true }),
+    def("ttl", "DURATION", "lifetime, Go duration syntax (1s, 2m, 3h)", {
+      aliases: [
+        { name: "validity", commands: ["ca create"] },
+        { name: "duration", commands: ["csr sign"] },
+        // Seconds, not a duration: csr create reads it apart.
+        { name: "expiration-seconds", commands: ["csr create"] },
+      ],
+    }),
+    def("uid", "UID", "user ID"),
+    def("usages", "LIST", "usage strings, repeatable or comma-separated", { multiple: true }),
+    def("user", "NAME", "user name"),
+  ].map((d) => [d.name, d]),
+);
+
+/** The flags the dispatcher adds to every command. */
+export const GLOBAL_FLAGS = ["now", "help", "version"] as const;
+
+/** What a command picked: its `parseArgs` options and its generated "Flags:" help section. */
+export interface FlagSet {
+  /** The command's flags, canonical names, in help order. */
+  names: readonly string[];
+  /** For `parseArgs`: the flags, their short forms and the old names this command accepts. */
+  options: Options;
+  /** The "Flags:" section (ends with a newline). */
+  help: string;
+}
+
+/**
+ * A command's flags, picked from {@link VOCABULARY} by name; `[name, help]`
+ * gives this command's own help line (its default, what the flag means here).
+ * Naming a flag the vocabulary lacks is a programming error.
+ */
+export function flagSet(
+  command: string,
+  picks: readonly (string | readonly [string, string])[],
+): FlagSet {
+  const options: Options = {};
+  const rows: [string, string][] = [];
+  const old: string[] = [];
+  const names: string[] = [];
+  for (const pick of picks) {
+    const [name, helpLine] = typeof pick === "string" ? [pick, undefined] : pick;
+    const d = VOCABULARY[name];
+    if (!d) throw new Error(`flag --${name} is not in the vocabulary (commands/_flags.ts)`);
+    names.push(name);
+    const kind = d.value === undefined ? "boolean" : "string";
+    const multiple = d.multiple === true;
+    // Global flags are the dispatcher's; only their old names are the command's.
+    if (!(GLOBAL_FLAGS as readonly string[]).includes(name)) {
+      options[name] = {
+        type: kind,
+        ...(multiple ? { multiple } : {}),
+        ...(d.short ? { short: d.short } : {}),
+      };
+      rows.push([
+        `${d.short ? `-${d.short}, ` : "    "}--${name}${d.value ? ` ${d.value}` : ""}`,
+        helpLine ?? d.help,
+      ]);
+    }
+    for (const a of d.aliases ?? []) {
+      if (!a.commands.includes(command)) continue;
+      options[a.name] = { type: kind, ...(multiple ? { multiple } : {}) };
+      old.push(`--${a.name} is --${name}`);
+    }
+  }
+  return { names, options, help: renderFlagRows(rows, old) };
+}
+
+/** Widest flag column; a longer flag has its help on the next line. */
+const MAX_FLAG_COLUMN = 28;
+
+function renderFlagRows(rows: readonly [string, string][], old: readonly string[]): string {
+  const fits = rows.map(([l]) => l.length).filter((n) => n <= MAX_FLAG_COLUMN);
+  const width = Math.max(0, ...fits) + 2;
+  const pad = " ".repeat(2 + width);
+  const lines = ["Flags:"];
+  for (const [left, help] of rows) {
+    const [first, ...rest] = help.split("\n");
+    if (left.length > MAX_FLAG_COLUMN) lines.push(`  ${left}`, pad + first);
+    else lines.push(`  ${left.padEnd(width)}${first}`);
+    for (const r of rest) lines.push(pad + r);
+  }
+  if (old.length) {
+    lines.push("Old names, still accepted (deprecated):");
+    for (const o of old) lines.push(`  ${o}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Every name (canonical and old) a vocabulary flag answers to in `command`, canonical first. */
+function namesOf(name: string, command?: string): string[] {
+  const d = VOCABULARY[name];
+  const aliases = (d?.aliases ?? [])
+    .filter((a) => command === undefined || a.commands.includes(command))
+    .map((a) => a.name);
+  return [name, ...aliases];
+}
+
+/** The flag names given on the command line for `name` (its canonical name or old ones). */
+function given(flags: Flags, name: string): string[] {
+  return namesOf(name).filter((n) => flags[n] !== undefined);
+}
+
+/**
+ * A single-valued string flag under its canonical name or an old one, with
+ * the name the user typed; giving both is a usage error.
+ */
+function single(flags: Flags, name: string): { flag: string; value: string } | undefined {
+  const used = given(flags, name);
+  if (used.length === 0) return undefined;
+  if (used.length > 1) {
+    throw new UsageError(`--${used[0]} and --${used[1]} are the same flag: give one`);
+  }
+  const flag = used[0]!;
+  const v = flags[flag];
+  if (Array.isArray(v)) {
+    if (v.length > 1) throw new UsageError(`--${flag} given more than once`);
+    return v.length ? { flag, value: String(v[0]) } : undefined;
+  }
+  return typeof v === "string" ? { flag, value: v } : undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Readers. Each kind of value has one parser and one error message.
+
+/** A string flag, or `undefined` when absent (old names included). */
 export function flagString(flags: Flags, name: string): string | undefined {
-  const v = flags[name];
+  const used = given(flags, name);
+  if (used.length > 1) {
+    throw new UsageError(`--${used[0]} and --${used[1]} are the same flag: give one`);
+  }
+  const v = flags[used[0] ?? name];
   if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined;
   return typeof v === "string" ? v : undefined;
 }
@@ -21,19 +266,31 @@ export function requireString(flags: Flags, name: string): string {
   return v;
 }
 
-/** A repeatable string flag; each value may also hold a comma-separated list when `split`. */
+/** A string flag that, when given, must not be empty. */
+export function flagNonEmpty(flags: Flags, name: string): string | undefined {
+  const v = flagString(flags, name);
+  if (v === "") throw new UsageError(`--${name} must not be empty`);
+  return v;
+}
+
+/**
+ * A repeatable string flag (its values under the canonical name, then under
+ * old names); each value may also hold a comma-separated list when `split`.
+ */
 export function flagList(flags: Flags, name: string, split = false): string[] {
-  const v = flags[name];
-  const raw = v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
+  const raw = namesOf(name).flatMap((n) => {
+    const v = flags[n];
+    return v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
+  });
   return split ? raw.flatMap((s) => s.split(",")) : raw;
 }
 
-/** A boolean flag. */
+/** A boolean flag (old names included). */
 export function flagBool(flags: Flags, name: string): boolean {
-  return flags[name] === true;
+  return namesOf(name).some((n) => flags[n] === true);
 }
 
-/** A non-negative integer flag within `[min, max]`, or `fallback` when absent. */
+/** A whole-number flag within `[min, max]`, or `fallback` when absent. */
 export function flagInt(
   flags: Flags,
   name: string,
@@ -41,29 +298,189 @@ export function flagInt(
   min = 0,
   max = Number.MAX_SAFE_INTEGER,
 ): number {
-  const v = flagString(flags, name);
-  if (v === undefined) return fallback;
+  const g = single(flags, name);
+  if (g === undefined) return fallback;
+  const v = g.value;
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
     throw new UsageError(
-      `--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`,
+      `--${g.flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`,
     );
   }
   return Number(v);
 }
 
-/** One of a fixed set of values (e.g. `-o yaml|json`). */
+/** One of a fixed set of values, or `fallback` when absent. */
 export function flagChoice<T extends string>(
   flags: Flags,
   name: string,
   choices: readonly T[],
   fallback: T,
 ): T {
-  const v = flagString(flags, name);
-  if (v === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(v)) {
-    throw new UsageError(`--${name} must be one of ${choices.join("|")}, got ${JSON.stringify(v)}`);
+  const g = single(flags, name);
+  if (g === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(g.value)) {
+    throw new UsageError(
+      `--${g.flag} must be one of ${choices.join("|")}, got ${JSON.stringify(g.value)}`,
+    );
   }
-  return v as T;
+  return g.value as T;
+}
+
+/** `-o/--output`: one of `formats`, or `fallback` when absent. */
+export function outputFormat<T extends string>(
+  flags: Flags,
+  formats: readonly T[],
+  fallback: T,
+): T {
+  return flagChoice(flags, "output", formats, fallback);
+}
+
+/** `-o/--output` for a command that prints nothing (or text) by default: `undefined` when absent. */
+export function optionalOutput<T extends string>(
+  flags: Flags,
+  formats: readonly T[],
+): T | undefined {
+  if (single(flags, "output") === undefined) return undefined;
+  return flagChoice(flags, "output", formats, formats[0]!);
+}
+
+/** The message every malformed duration gets (pflag's, as kubeadm prints it for --ttl). */
+function durationError(flag: string, value: string, why: string): UsageError {
+  return new UsageError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
+}
+
+/**
+ * A Go-duration flag in milliseconds (old names included), or `undefined`
+ * when absent; below `minMs` is a usage error.
+ */
+export function flagDuration(flags: Flags, name: string, minMs = 0): number | undefined {
+  const g = single(flags, name);
+  if (g === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = parseDuration(g.value);
+  } catch (e) {
+    throw durationError(g.flag, g.value, (e as Error).message);
+  }
+  if (ms < minMs) {
+    throw durationError(
+      g.flag,
+      g.value,
+      minMs === 0 ? "must not be negative" : `must be at least ${minMs / 1000}s`,
+    );
+  }
+  return ms;
+}
+
+/** Parses an RFC 3339 flag value (Go's `time.RFC3339`); malformed is a usage error. */
+export function parseTimeFlag(text: string, flag: string): Date {
+  try {
+    return parseRfc3339(text, `--${flag}`);
+  } catch (e) {
+    if (e instanceof InputError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** An RFC 3339 flag, or `undefined` when absent. */
+export function flagTime(flags: Flags, name: string): Date | undefined {
+  const g = single(flags, name);
+  return g === undefined ? undefined : parseTimeFlag(g.value, g.flag);
+}
+
+/**
+ * The clock a command judges at: `--now` (already parsed by the dispatcher
+ * into `ctx.now`), or an old name of it this command accepts (`cert verify
+ * --at`). Both given is a usage error.
+ */
+export function clockFlag(ctx: Context): Date {
+  const old = namesOf("now").slice(1).filter((n) => ctx.flags[n] !== undefined);
+  if (old.length === 0) return ctx.now;
+  if (ctx.flags.now !== undefined) {
+    throw new UsageError(`--now and --${old[0]} are the same flag: give one`);
+  }
+  return parseTimeFlag(String(flagString(ctx.flags, "now")), old[0]!);
+}
+
+/** One `--token` value, parsed at the edge; malformed or repeated is a usage error. */
+export function flagToken(flags: Flags): Token | undefined {
+  const all = flagList(flags, "token");
+  if (all.length > 1) throw new UsageError("--token given more than once");
+  return all.length ? parseToken(all[0]!, "--token") : undefined;
+}
+
+/** A `--token` that must be present. */
+export function requireToken(flags: Flags): Token {
+  const t = flagToken(flags);
+  if (t === undefined) throw new UsageError("missing required flag --token");
+  return t;
+}
+
+/** Every `--token` (repeatable), parsed; the same ID twice with different secrets is refused. */
+export function flagTokens(flags: Flags): Token[] {
+  const tokens: Token[] = [];
+  for (const text of flagList(flags, "token")) {
+    const t = parseToken(text, "--token");
+    const same = tokens.find((x) => x.id === t.id);
+    if (same === undefined) tokens.push(t);
+    else if (same.secret !== t.secret) {
+      // Two secrets for one ID: one Secret would not match the other's signature.
+      throw new UsageError(`token ID ${JSON.stringify(t.id)} given twice with different secrets`);
+    }
+  }
+  return tokens;
+}
+
+/** The `id.secret` string form of a token. */
+export function tokenString(t: Token): string {
+  return `${t.id}.${t.secret}`;
+}
+
+/**
+ * `--server`: `https://HOST:PORT`, or `HOST:PORT` with https implied (as
+ * kubeadm join takes it); another scheme, a path or a bad host or port is a
+ * usage error. The same rule for every command.
+ */
+export function parseServerFlag(text: string): ServerAddress {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return parseServerUrl(text, "--server");
+  return parseJoinEndpoint(text, "--server");
+}
+
+/** `--server`, required. */
+export function requireServer(flags: Flags): ServerAddress {
+  return parseServerFlag(requireString(flags, "server"));
+}
+
+/**
+ * The `--discovery-token-ca-cert-hash` pins (old name `--ca-cert-hash`),
+ * repeatable or comma-separated, each checked with kubeadm's rules and text;
+ * a malformed pin is a usage error.
+ */
+export function flagPins(flags: Flags): string[] {
+  const pins = flagList(flags, "discovery-token-ca-cert-hash", true);
+  try {
+    new PinSet().allow(...pins);
+  } catch (e) {
+    throw new UsageError(`invalid discovery token CA certificate hash: ${(e as Error).message}`);
+  }
+  return pins;
+}
+
+/** `--discovery-token-unsafe-skip-ca-verification` (old name `--unsafe-skip-ca-verification`). */
+export function flagUnsafe(flags: Flags): boolean {
+  return flagBool(flags, "discovery-token-unsafe-skip-ca-verification");
+}
+
+/** `--out FILE`, or `undefined`; an empty name is a usage error. */
+export function flagOut(flags: Flags): string | undefined {
+  return flagNonEmpty(flags, "out");
+}
+
+/** `--out-dir DIR`, required; an empty name is a usage error. */
+export function requireOutDir(flags: Flags): string {
+  const v = requireString(flags, "out-dir");
+  if (v === "") throw new UsageError("--out-dir must not be empty");
+  return v;
 }
 
 /** Checks the number of positional arguments. */
@@ -72,4 +489,13 @@ export function expectArgs(ctx: Context, min: number, max: number, what: string)
   if (ctx.args.length > max) {
     throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[max])}`);
   }
+}
+
+/**
+ * Renders data for `-o json|yaml`: JSON with sorted keys and 4-space indent,
+ * YAML as kubectl prints it (both from lib/k8s/manifest.ts, loaded only here).
+ */
+export async function renderData(value: unknown, format: "json" | "yaml"): Promise<string> {
+  const { toJson, toYaml } = await import("../lib/k8s/manifest.ts");
+  return format === "json" ? toJson(value) : toYaml(value);
 }

@@ -281,3 +281,13 @@ export function ensureDir(dir: string, mode = 0o755): void {
   }
   if (!isDirectory(dir)) throw new InputError(`${dir}: not a directory`);
 }
+
+/**
+ * Creates the directory a file is to be written into (and its parents) when
+ * missing, mode 0700 as for `--out-dir`: `--out FILE` and `--out-dir DIR`
+ * treat missing directories the same way.
+ */
+export function ensureParentDir(file: string): void {
+  const dir = path.dirname(file);
+  if (dir !== "." && dir !== "" && !isDirectory(dir)) ensureDir(dir, 0o700);
+}

@@ -9,11 +9,14 @@
 import { extractCertificates } from "../lib/pki/certsource.ts";
 import { caCertHash } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
+import { flagSet, optionalOutput, renderData } from "./_flags.ts";
 import { readInput } from "./_io.ts";
+
+const FLAGS = flagSet("ca hash", [["output", "text (default: one pin per line), json or yaml"]]);
 
 export const command: Command = {
   name: "ca hash",
-  options: {},
+  options: FLAGS.options,
   help: `Print the --discovery-token-ca-cert-hash pin of each CA certificate.
 
 The pin is "sha256:" + the lowercase hex SHA-256 of the certificate's DER
@@ -34,7 +37,13 @@ this is a hash tool, it does not require a CA. Default: stdin. Directories
 are refused: name the certificate file.
 
 Usage:
-  joinkit ca hash [FILE|-]...
+  joinkit ca hash [FILE|-]... [-o text|json|yaml]
+
+${FLAGS.help}
+Output (-o json): an array with one object per certificate, in input order:
+caCertHash (sha256:<hex>), file (the input's name, "stdin" for -) and index
+(the certificate's position in that file, from 0). Keys sorted; -o yaml is
+the same array.
 
 ${EXIT_CODES}
 
@@ -44,11 +53,15 @@ Examples:
   kubectl -n kube-public get cm cluster-info -o yaml | joinkit ca hash
 `,
   async run(ctx) {
-    const lines: string[] = [];
+    const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
+    const rows: { caCertHash: string; file: string; index: number }[] = [];
     for (const file of ctx.args.length ? ctx.args : ["-"]) {
       const input = readInput(file);
-      for (const der of await extractCertificates(input)) lines.push(caCertHash(der));
+      (await extractCertificates(input)).forEach((der, index) =>
+        rows.push({ caCertHash: caCertHash(der), file: input.name, index })
+      );
     }
-    ctx.stdout(lines.join("\n") + "\n");
+    if (format === "text") ctx.stdout(rows.map((r) => r.caCertHash).join("\n") + "\n");
+    else ctx.stdout(await renderData(rows, format));
   },
 };

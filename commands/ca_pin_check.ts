@@ -5,15 +5,23 @@
  */
 
 import { extractCertificates } from "../lib/pki/certsource.ts";
-import { CheckError, InputError, UsageError } from "../lib/base/errors.ts";
+import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { caCertHash, PinSet } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagList } from "./_flags.ts";
+import { expectArgs, flagPins, flagSet, optionalOutput, renderData } from "./_flags.ts";
 import { readInput } from "./_io.ts";
+
+const FLAGS = flagSet("ca pin-check", [
+  [
+    "discovery-token-ca-cert-hash",
+    "a pin (sha256:<hex>); repeatable or comma-separated, at least one",
+  ],
+  ["output", "text (default), json or yaml"],
+]);
 
 export const command: Command = {
   name: "ca pin-check",
-  options: { "ca-cert-hash": { type: "string", multiple: true } },
+  options: FLAGS.options,
   help: `Check CA certificates against --discovery-token-ca-cert-hash pins, as kubeadm join does.
 
 Pins are parsed with kubeadm's rules (format "sha256:<64 hex>", format name
@@ -27,29 +35,33 @@ ConfigMap (the CA of the cluster kubeadm chooses) ('-' for stdin). The
 certificates need not be CAs. For the whole discovery check of a
 cluster-info (every cluster's CA), use 'cluster-info verify'.
 
-Usage:
-  joinkit ca pin-check --ca-cert-hash sha256:HEX [--ca-cert-hash sha256:HEX]... FILE
+A malformed pin is a usage error (exit 2) with kubeadm's text.
 
-Flags:
-  --ca-cert-hash HASH  a pin; repeat for several (at least one)
+Usage:
+  joinkit ca pin-check --discovery-token-ca-cert-hash sha256:HEX [...]... FILE [-o text|json|yaml]
+
+${FLAGS.help}
+Output (-o json), on success: one object: caCertHash (the matching
+certificate's pin), certificates (how many FILE holds), file, index (the
+matching certificate's position, from 0) and ok (true). Keys sorted; -o yaml
+is the same object. A failed check prints nothing on stdout.
 
 ${EXIT_CODES}
   (3: no certificate's public key is pinned)
 
 Examples:
-  joinkit ca pin-check --ca-cert-hash "$(joinkit ca hash pki/ca.crt)" pki/ca.crt
-  joinkit ca pin-check --ca-cert-hash sha256:OLD --ca-cert-hash sha256:NEW cluster-info.yaml
+  joinkit ca pin-check --discovery-token-ca-cert-hash "$(joinkit ca hash pki/ca.crt)" pki/ca.crt
+  joinkit ca pin-check --discovery-token-ca-cert-hash sha256:OLD,sha256:NEW cluster-info.yaml
 `,
   async run(ctx) {
     expectArgs(ctx, 1, 1, "FILE");
-    const hashes = flagList(ctx.flags, "ca-cert-hash");
-    if (hashes.length === 0) throw new UsageError("missing required flag --ca-cert-hash");
-    const pins = new PinSet();
-    try {
-      pins.allow(...hashes);
-    } catch (e) {
-      throw new InputError(`invalid discovery token CA certificate hash: ${(e as Error).message}`);
+    const hashes = flagPins(ctx.flags);
+    if (hashes.length === 0) {
+      throw new UsageError("missing required flag --discovery-token-ca-cert-hash");
     }
+    const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
+    const pins = new PinSet();
+    pins.allow(...hashes);
     const input = readInput(ctx.args[0]!);
     const certs = await extractCertificates(input);
     let i: number;
@@ -62,6 +74,16 @@ Examples:
     const which = certs.length > 1
       ? `${input.name} certificate ${i + 1} of ${certs.length}`
       : input.name;
-    ctx.stdout(`ok: ${which} matches pin ${caCertHash(certs[i]!)}\n`);
+    const pin = caCertHash(certs[i]!);
+    if (format === "text") {
+      ctx.stdout(`ok: ${which} matches pin ${pin}\n`);
+      return;
+    }
+    ctx.stdout(
+      await renderData(
+        { caCertHash: pin, certificates: certs.length, file: input.name, index: i, ok: true },
+        format,
+      ),
+    );
   },
 };

@@ -6,23 +6,36 @@
  */
 
 import { loadClusterCa } from "../lib/pki/certsource.ts";
-import { joinCommand } from "../lib/discovery/join_command.ts";
+import { CERTIFICATE_KEY_PATTERN, joinCommand } from "../lib/discovery/join_command.ts";
+import { UsageError } from "../lib/base/errors.ts";
 import { caCertHash } from "../lib/pki/pin.ts";
-import { parseJoinEndpoint } from "../lib/k8s/server_url.ts";
-import { parseToken } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagBool, flagString, requireString } from "./_flags.ts";
+import {
+  expectArgs,
+  flagBool,
+  flagSet,
+  flagString,
+  optionalOutput,
+  renderData,
+  requireServer,
+  requireString,
+  requireToken,
+  tokenString,
+} from "./_flags.ts";
 import { readInput } from "./_io.ts";
+
+const FLAGS = flagSet("join-command", [
+  ["server", "control-plane endpoint: https://HOST:PORT or HOST:PORT (required)"],
+  ["token", "the bootstrap token (required)"],
+  ["ca", "PEM CA certificate or bundle (required)"],
+  "control-plane",
+  "certificate-key",
+  ["output", "text (default: the command line), json or yaml"],
+]);
 
 export const command: Command = {
   name: "join-command",
-  options: {
-    server: { type: "string" },
-    token: { type: "string" },
-    ca: { type: "string" },
-    "control-plane": { type: "boolean" },
-    "certificate-key": { type: "string" },
-  },
+  options: FLAGS.options,
   help: `Print the kubeadm join command line, as 'kubeadm token create --print-join-command'.
 
 One line: kubeadm join HOST:PORT --token T, then one
@@ -36,34 +49,52 @@ and --certificate-key KEY. The token is printed: this is the command a node
 runs.
 
 Usage:
-  joinkit join-command --server HOST:PORT --token T --ca CA.crt [flags]
+  joinkit join-command --server https://HOST:PORT --token T --ca CA.crt [flags]
 
-Flags:
-  --server HOST:PORT        control-plane endpoint (an https:// prefix is dropped, as kubeadm does)
-  --token T                 the bootstrap token (required)
-  --ca FILE                 PEM CA certificate or bundle (required)
-  --control-plane           join as a control-plane node
-  --certificate-key KEY     the key from 'kubeadm init phase upload-certs --upload-certs' (64 hex)
+${FLAGS.help}
+Output (-o json): one object: caCertHashes (the pins, in bundle order),
+certificateKey (only when given), command (the line, without its newline),
+controlPlane, server (HOST:PORT) and token. Keys sorted; -o yaml is the same
+object.
 
 ${EXIT_CODES}
 
 Examples:
-  joinkit join-command --server 10.0.0.1:6443 --token abcdef.0123456789abcdef --ca pki/ca.crt
+  joinkit join-command --server https://10.0.0.1:6443 --token abcdef.0123456789abcdef --ca pki/ca.crt
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
-    const server = parseJoinEndpoint(requireString(ctx.flags, "server"));
-    const token = requireString(ctx.flags, "token");
-    parseToken(token);
-    const ca = readInput(requireString(ctx.flags, "ca"));
-    const hashes = (await loadClusterCa(ca.bytes, ca.name)).map((c) => caCertHash(c.der));
+    const server = requireServer(ctx.flags);
+    const token = tokenString(requireToken(ctx.flags));
+    const caFile = requireString(ctx.flags, "ca");
     const key = flagString(ctx.flags, "certificate-key");
-    ctx.stdout(joinCommand({
+    if (key !== undefined && key !== "" && !CERTIFICATE_KEY_PATTERN.test(key)) {
+      throw new UsageError("--certificate-key must be 64 hex characters (a 32-byte key)");
+    }
+    const controlPlane = flagBool(ctx.flags, "control-plane");
+    const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
+    const ca = readInput(caFile);
+    const hashes = (await loadClusterCa(ca.bytes, ca.name)).map((c) => caCertHash(c.der));
+    const line = joinCommand({
       hostPort: server.hostPort,
       token,
       caCertHashes: hashes,
-      controlPlane: flagBool(ctx.flags, "control-plane"),
+      controlPlane,
       ...(key !== undefined ? { certificateKey: key } : {}),
-    }));
+    });
+    if (format === "text") {
+      ctx.stdout(line);
+      return;
+    }
+    ctx.stdout(
+      await renderData({
+        caCertHashes: hashes,
+        ...(key ? { certificateKey: key } : {}),
+        command: line.replace(/\n$/, ""),
+        controlPlane: controlPlane || !!key,
+        server: server.hostPort,
+        token,
+      }, format),
+    );
   },
 };

@@ -9,7 +9,7 @@ import { UsageError } from "../lib/base/errors.ts";
 import { cryptoRandom } from "../lib/base/random.ts";
 import { BOOTSTRAP_DEFAULT_GROUP } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagList, flagString } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, flagString, optionalOutput, renderData } from "./_flags.ts";
 
 /** Characters that would break the CSV line the API server reads. */
 const UNSAFE = /[",\r\n]/;
@@ -21,13 +21,16 @@ function field(value: string, name: string): string {
   return value;
 }
 
+const FLAGS = flagSet("token auth-file", [
+  ["user", "user name (default kubelet-bootstrap)"],
+  ["uid", "user ID (default 10001)"],
+  ["groups", "comma-separated groups, repeatable (default system:bootstrappers)"],
+  ["output", "text (default: the line), json or yaml"],
+]);
+
 export const command: Command = {
   name: "token auth-file",
-  options: {
-    user: { type: "string" },
-    uid: { type: "string" },
-    groups: { type: "string", multiple: true },
-  },
+  options: FLAGS.options,
   help: `Print a line for kube-apiserver's --token-auth-file (static token file).
 
 The token is 128 bits from the CSPRNG as 32 lowercase hex digits, like
@@ -41,12 +44,11 @@ the token is the secret, so keep the file 0600. Static tokens never expire:
 prefer bootstrap tokens ('token create') where you can.
 
 Usage:
-  joinkit token auth-file [--user NAME] [--uid UID] [--groups LIST]
+  joinkit token auth-file [--user NAME] [--uid UID] [--groups LIST] [-o text|json|yaml]
 
-Flags:
-  --user NAME     user name (default kubelet-bootstrap)
-  --uid UID       user ID (default 10001)
-  --groups LIST   comma-separated groups, repeatable (default system:bootstrappers)
+${FLAGS.help}
+Output (-o json): one object: groups, line (the line, without its newline),
+token, uid and user. Keys sorted; -o yaml is the same object.
 
 ${EXIT_CODES}
 
@@ -54,8 +56,9 @@ Examples:
   joinkit token auth-file >> /etc/kubernetes/token.csv
   joinkit token auth-file --user ci-bootstrap --uid 10002 --groups system:bootstrappers,ci
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
+    const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
     const user = field(flagString(ctx.flags, "user") ?? "kubelet-bootstrap", "user");
     if (user === "") throw new UsageError("--user must not be empty");
     const uid = field(flagString(ctx.flags, "uid") ?? "10001", "uid");
@@ -64,6 +67,8 @@ Examples:
     for (const g of groups) field(g, "groups");
     const token = Array.from(cryptoRandom(16), (b) => b.toString(16).padStart(2, "0")).join("");
     const groupField = groups.length ? `,"${groups.join(",")}"` : "";
-    ctx.stdout(`${token},${user},${uid}${groupField}\n`);
+    const line = `${token},${user},${uid}${groupField}`;
+    if (format === "text") ctx.stdout(line + "\n");
+    else ctx.stdout(await renderData({ groups, line, token, uid, user }, format));
   },
 };

@@ -139,14 +139,30 @@ const USAGE: [string, string[], string][] = [
   [
     "bad --validity",
     ["--validity", "10y"],
-    'error: --validity: invalid duration "10y": unknown unit "y"\n',
+    'error: invalid argument "10y" for "--validity" flag: invalid duration "10y": unknown unit "y"\n',
   ],
-  ["zero --validity", ["--validity", "0"], 'error: --validity must be at least 1s, got "0"\n'],
+  [
+    "zero --validity",
+    ["--validity", "0"],
+    'error: invalid argument "0" for "--validity" flag: must be at least 1s\n',
+  ],
   [
     "negative --validity",
     ["--validity=-1h"],
-    'error: --validity must be at least 1s, got "-1h"\n',
+    'error: invalid argument "-1h" for "--validity" flag: must be at least 1s\n',
   ],
+  [
+    "bad --ttl",
+    ["--ttl", "10y"],
+    'error: invalid argument "10y" for "--ttl" flag: invalid duration "10y": unknown unit "y"\n',
+  ],
+  [
+    "--ttl and its old name --validity together",
+    ["--ttl", "1h", "--validity", "1h"],
+    "error: --ttl and --validity are the same flag: give one\n",
+  ],
+  ["empty --out-dir", ["--out-dir", ""], "error: --out-dir must not be empty\n"],
+  ["bad -o", ["-o", "xml"], 'error: --output must be one of json|yaml, got "xml"\n'],
   [
     "bad --key-type",
     ["--key-type", "rsa-1024"],

@@ -52,7 +52,7 @@ const MALFORMED: [string, string][] = [
   ],
 ];
 for (const [pin, message] of MALFORMED) {
-  Deno.test(`CLI ca pin-check rejects the malformed pin ${pin.slice(0, 16)} (exit 1)`, async () => {
+  Deno.test(`CLI ca pin-check rejects the malformed pin ${pin.slice(0, 16)} (exit 2)`, async () => {
     const r = await runCli([
       "ca",
       "pin-check",
@@ -62,7 +62,8 @@ for (const [pin, message] of MALFORMED) {
       pin,
       fx("test-cert.pem"),
     ]);
-    assert.equal(r.code, 1);
+    // A malformed flag value is a usage error (issue 10's exit-code rule; it was 1).
+    assert.equal(r.code, 2);
     assert.equal(r.stdout, "");
     assert.equal(r.stderr, `error: invalid discovery token CA certificate hash: ${message}\n`);
   });
@@ -71,7 +72,7 @@ for (const [pin, message] of MALFORMED) {
 Deno.test("CLI ca pin-check needs a pin and a file (exit 2)", async () => {
   const a = await runCli(["ca", "pin-check", fx("test-cert.pem")]);
   assert.equal(a.code, 2);
-  assert.equal(a.stderr, "error: missing required flag --ca-cert-hash\n");
+  assert.equal(a.stderr, "error: missing required flag --discovery-token-ca-cert-hash\n");
   const b = await runCli(["ca", "pin-check", "--ca-cert-hash", H1]);
   assert.equal(b.code, 2);
   assert.equal(b.stderr, "error: missing argument: FILE\n");
