@@ -1,5 +1,5 @@
 /**
- * The shape of a joinkit command and the context `main.ts` hands it.
+ * The shape of a joinkit command and the context `cli.ts`'s `run()` hands it.
  *
  * @module
  */
@@ -24,6 +24,11 @@ export interface Context {
   stdout(text: string): void;
   /** Writes one diagnostic line to stderr (a newline is added). */
   stderr(line: string): void;
+  /**
+   * Whether stdin and stdout are terminals (false in tests and pipes). Stdin
+   * itself is file descriptor 0, read through `readInput("-")` (commands/_io.ts).
+   */
+  tty?: { stdin: boolean; stdout: boolean };
 }
 
 /** One joinkit command; each lives in its own file under `commands/`. */
@@ -32,8 +37,10 @@ export interface Command {
   name: string;
   /** Full help text: usage, arguments, flags, exit codes, examples. */
   help: string;
-  /** Its flags (the global `--now` and `--help` are added by `main.ts`). */
+  /** Its flags (the global `--now`, `--help` and `--version` are added by `cli.ts`). */
   options: Options;
+  /** The fixed words its arguments are chosen from, for shell completion (absent: file names). */
+  argChoices?: readonly string[];
   /** Runs it; the returned number (default 0) is the exit code. */
   run(ctx: Context): Promise<number | void> | number | void;
 }

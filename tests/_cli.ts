@@ -1,7 +1,10 @@
 /**
- * Spawns the joinkit CLI for black-box tests. By default it runs
- * `deno run -A main.ts`; set `JOINKIT_BIN` to a built binary (`dist/joinkit`)
- * to run the same tests against it.
+ * Runs the joinkit CLI for tests. {@link runCli} spawns it, for black-box
+ * tests (names starting with "CLI "): by default `deno run -A main.ts`; set
+ * `JOINKIT_BIN` to a built binary (`dist/joinkit`) to run the same tests
+ * against it. {@link runInProcess} calls cli.ts's `run()` in this process,
+ * the dispatcher main.ts wires to the process, for fast table tests and
+ * fuzzers.
  *
  * @module
  */
@@ -12,6 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
 import { Buffer } from "node:buffer";
+import { run } from "../cli.ts";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
@@ -64,6 +68,51 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
     else child.stdin.end();
   });
+}
+
+/** What an in-process run did. */
+export interface InProcessResult {
+  /** The exit code main.ts would set. */
+  code: number;
+  stdout: string;
+  /** The stderr lines, each ending in a newline, `error: …` for a thrown error included. */
+  stderr: string;
+  /** The value run() caught, if any (a JoinkitError is a refusal; anything else is a crash). */
+  thrown?: unknown;
+}
+
+/** Options for {@link runInProcess}. */
+export interface InProcessOptions {
+  /** The environment run() sees (default: none). */
+  env?: Record<string, string>;
+  /** The clock when `--now` is absent (default: the system clock). */
+  clock?: () => Date;
+}
+
+/**
+ * Runs `joinkit <argv>` in this process through `run()`: the same
+ * dispatcher, flag parsing and error mapping as the binary, without a spawn.
+ * Stdin is this process's (commands read file descriptor 0).
+ */
+export async function runInProcess(
+  argv: readonly string[],
+  opts: InProcessOptions = {},
+): Promise<InProcessResult> {
+  let stdout = "";
+  let stderr = "";
+  let thrown: unknown;
+  let caught = false;
+  const code = await run(argv, {
+    stdout: (t) => void (stdout += t),
+    stderr: (l) => void (stderr += l + "\n"),
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    onError: (e) => {
+      caught = true;
+      thrown = e;
+    },
+  });
+  return caught ? { code, stdout, stderr, thrown } : { code, stdout, stderr };
 }
 
 /** A fresh temporary directory, removed by the returned cleanup function. */

@@ -28,6 +28,7 @@ import * as path from "node:path";
 import process from "node:process";
 import { AssertionError } from "node:assert/strict";
 import { JoinkitError } from "../lib/base/errors.ts";
+import { runInProcess } from "./_cli.ts";
 
 export { JoinkitError };
 
@@ -646,72 +647,8 @@ export async function fuzz<T>(target: FuzzTarget<T>): Promise<{ tried: number; p
   return { tried: n + target.samples.length, parsed };
 }
 
-/** What an in-process run of a command did. */
-export interface InProcessResult {
-  /** The exit code main.ts would set. */
-  code: number;
-  stdout: string;
-  /** The stderr lines, each ending in a newline, plus `error: …` for a thrown error. */
-  stderr: string;
-  /** The value thrown, if any (a JoinkitError is expected; anything else is a crash). */
-  thrown?: unknown;
-}
-
-/**
- * Runs one joinkit command in this process, as main.ts would (same flag
- * parsing, same error mapping), without spawning: fast enough to fuzz whole
- * commands. `argv` starts with the command words (`["token", "list", …]`).
- */
-export async function runInProcess(argv: readonly string[]): Promise<InProcessResult> {
-  const { parseArgs } = await import("node:util");
-  const { diagnosticLine, oneLine } = await import("../lib/base/errors.ts");
-  const two = argv.slice(0, 2).join(" ");
-  const twoWords = ["token", "ca", "cluster-info", "kubeconfig", "csr", "cert"].includes(argv[0]!);
-  const words = twoWords ? 2 : 1;
-  const name = twoWords ? two : argv[0]!;
-  const file = `../commands/${name.replace(/[ -]/g, "_")}.ts`;
-  const { command } = await import(file) as { command: import("../commands/_command.ts").Command };
-  let stdout = "";
-  let stderr = "";
-  try {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv.slice(words) as string[],
-        options: {
-          ...command.options,
-          now: { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (e) {
-      const { UsageError } = await import("../lib/base/errors.ts");
-      throw new UsageError(oneLine(e));
-    }
-    const flags = parsed.values as import("../commands/_command.ts").Flags;
-    let now = new Date();
-    if (typeof flags.now === "string") {
-      const { parseRfc3339 } = await import("../lib/go/time.ts");
-      now = parseRfc3339(flags.now, "--now");
-    }
-    const code = await command.run({
-      args: parsed.positionals,
-      flags,
-      now,
-      stdout: (t) => void (stdout += t),
-      // As main.ts prints them: one line, breaks escaped, token secrets withheld, cut.
-      stderr: (l) => void (stderr += diagnosticLine(l) + "\n"),
-    });
-    return { code: code ?? 0, stdout, stderr };
-  } catch (e) {
-    if (e instanceof JoinkitError) {
-      return { code: e.exitCode, stdout, stderr: stderr + `error: ${oneLine(e)}\n`, thrown: e };
-    }
-    return { code: -1, stdout, stderr, thrown: e };
-  }
-}
+// The fuzzers run commands in process through cli.ts's run(), as tests/_cli.ts does.
+export { type InProcessResult, runInProcess } from "./_cli.ts";
 
 /** The bootstrap token every fixture uses; its secret must never leak. */
 export const FIXTURE_TOKEN = "abcdef.s3cr3tt0k3nv4lu3";

@@ -122,30 +122,46 @@ stringData: {token-id: abcdef, token-secret: 0123456789abcdef, usage-bootstrap-s
   }
 });
 
-Deno.test("main.ts and commands/ write to stderr only through the one-line writer", () => {
+Deno.test("main.ts, cli.ts and commands/ write to stderr only through the one-line writer", () => {
   const root = new URL("../../", import.meta.url);
   const files = [
     "main.ts",
+    "cli.ts",
     ...fs.readdirSync(new URL("commands/", root)).filter((f) => f.endsWith(".ts")).map((f) =>
       `commands/${f}`
     ),
   ];
   const direct = /process\.stderr|Deno\.stderr|console\.(log|error|warn|info|debug|trace)\b/;
+  const code = (text: string) =>
+    text.split("\n").map((line, i) => ({ line, n: i + 1 })).filter((l) =>
+      !/^\s*(\/\/|\*)/.test(l.line)
+    );
   for (const file of files) {
     const text = fs.readFileSync(new URL(file, root), "utf8");
-    const hits = text.split("\n").map((line, i) => ({ line, n: i + 1 })).filter((l) =>
-      direct.test(l.line) && !/^\s*(\/\/|\*)/.test(l.line)
-    );
-    if (file !== "main.ts") {
-      assert.deepEqual(hits, [], `${file} writes to stderr directly`);
+    const hits = code(text).filter((l) => direct.test(l.line));
+    if (file === "main.ts") {
+      // Exactly one write, writeStderrLine's body, and the writer is handed only to run() and
+      // reportInternalError as io.stderr: every line it gets was rendered by cli.ts.
+      assert.equal(hits.length, 1, JSON.stringify(hits));
+      assert.match(hits[0]!.line, /^\s*process\.stderr\.write\(line \+ "\\n"\);$/);
+      const fn = /function writeStderrLine\(line: string\): void \{\n([^}]*)\}/.exec(text);
+      assert.ok(fn && fn[1]!.includes(hits[0]!.line.trim()), "the write is writeStderrLine's body");
+      const uses = code(text).filter((l) => /writeStderrLine/.test(l.line));
+      assert.deepEqual(
+        uses.map((u) => u.line.trim()),
+        ["function writeStderrLine(line: string): void {", "stderr: writeStderrLine,"],
+      );
+      assert.doesNotMatch(text, /\bio\.stderr\(/, "main.ts writes no line of its own");
       continue;
     }
-    // main.ts: exactly one write, inside writeStderrLine, through diagnosticLine.
-    assert.equal(hits.length, 1, JSON.stringify(hits));
-    assert.match(hits[0]!.line, /^\s*process\.stderr\.write\(diagnosticLine\(line\) \+ "\\n"\);$/);
-    const fn = /function writeStderrLine\(line: string\): void \{\n([^}]*)\}/.exec(text);
-    assert.ok(fn && fn[1]!.includes(hits[0]!.line.trim()), "the write is writeStderrLine's body");
-    assert.match(text, /const err = writeStderrLine;/);
-    assert.match(text, /stderr: err\b/);
+    assert.deepEqual(hits, [], `${file} writes to stderr directly`);
+    if (file !== "cli.ts") continue;
+    // cli.ts: every line goes to io.stderr through diagnosticLine, and commands get only that.
+    const writes = code(text).filter((l) => /io\.stderr\(/.test(l.line));
+    assert.ok(writes.length > 0);
+    for (const w of writes) assert.match(w.line, /io\.stderr\(diagnosticLine\(/, `cli.ts:${w.n}`);
+    assert.match(text, /const err = \(line: string\) => io\.stderr\(diagnosticLine\(line\)\);/);
+    assert.match(text, /stderr: err,/);
+    assert.doesNotMatch(text, /stderr: io\.stderr/);
   }
 });

@@ -1,0 +1,518 @@
+/**
+ * joinkit's dispatcher as a function: {@link run} takes the arguments and an
+ * {@link Io} (the streams, environment and clock) and returns the exit code.
+ * `main.ts` wires the process to it; tests and fuzzers call it in process.
+ *
+ * The command table ({@link COMMANDS}) is defined here once: the global help,
+ * group help (`joinkit token --help`), "did you mean" and the shell
+ * completions (`joinkit completion`) all read it. Each command's module is
+ * loaded only when it runs, so a one-liner loads no more than it needs
+ * (tests/cli/startup_test.ts).
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import type { Command, Context, Flags, Options } from "./commands/_command.ts";
+import {
+  diagnosticLine,
+  ExitCode,
+  JoinkitError,
+  messageOf,
+  UsageError,
+} from "./lib/base/errors.ts";
+import { VERSION } from "./lib/base/version.ts";
+
+/** What {@link run} talks to: the process's streams and environment, or a test's. */
+export interface Io {
+  /** Writes data to stdout, as is. */
+  stdout(text: string): void;
+  /**
+   * Writes one diagnostic line (no newline: the writer adds it). {@link run}
+   * renders every line with `diagnosticLine` first, so one call is one line.
+   */
+  stderr(line: string): void;
+  /** Environment variables run() reads (`JOINKIT_DEBUG`); default none. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The clock when `--now` is absent; default the system clock. */
+  clock?: () => Date;
+  /** Whether stdin / stdout are terminals (handed to commands as `ctx.tty`); default false. */
+  isTTY?: { stdin?: boolean; stdout?: boolean };
+  /**
+   * Sees whatever run() caught before it became an exit code and a line:
+   * tests tell a `JoinkitError` (a refusal) from anything else (a crash).
+   */
+  onError?(error: unknown): void;
+}
+
+/** One entry of the command table. */
+export interface CommandEntry {
+  /** The words that select it: `token generate`, `init`. */
+  name: string;
+  /** The group word it sits under (`token`), absent for a one-word command. */
+  group?: string;
+  /** One line for the command lists. */
+  summary: string;
+  /** Loads its module: only the command that runs is loaded. */
+  load: () => Promise<{ command: Command }>;
+}
+
+/** The command groups, with the line `joinkit --help` and completions show for each. */
+export const GROUPS: Readonly<Record<string, string>> = {
+  token: "Bootstrap tokens: generate, Secrets, list, check, auth-file",
+  ca: "The cluster CA and its discovery pin",
+  "cluster-info": "The kube-public/cluster-info ConfigMap and its signatures",
+  kubeconfig: "The kubelet's bootstrap kubeconfig",
+  csr: "Kubelet certificate signing requests",
+  cert: "Issued certificates: verify and inspect",
+};
+
+// The import specifiers stay literal so deno and esbuild see each command file.
+/** Every command, in the order help lists them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "token generate",
+    group: "token",
+    summary: "Print new random bootstrap tokens",
+    load: () => import("./commands/token_generate.ts"),
+  },
+  {
+    name: "token create",
+    group: "token",
+    summary: "Render bootstrap-token Secrets as kubeadm creates them",
+    load: () => import("./commands/token_create.ts"),
+  },
+  {
+    name: "token list",
+    group: "token",
+    summary: "List bootstrap tokens from Secret manifests, as kubeadm token list",
+    load: () => import("./commands/token_list.ts"),
+  },
+  {
+    name: "token check",
+    group: "token",
+    summary: "Judge a bearer token as kube-apiserver's bootstrap authenticator does",
+    load: () => import("./commands/token_check.ts"),
+  },
+  {
+    name: "token auth-file",
+    group: "token",
+    summary: "Print a --token-auth-file line with a fresh token",
+    load: () => import("./commands/token_auth_file.ts"),
+  },
+  {
+    name: "ca create",
+    group: "ca",
+    summary: "Create a cluster CA like kubeadm's ca.crt/ca.key",
+    load: () => import("./commands/ca_create.ts"),
+  },
+  {
+    name: "ca hash",
+    group: "ca",
+    summary: "Print the sha256:<hex> SPKI pin of each CA certificate",
+    load: () => import("./commands/ca_hash.ts"),
+  },
+  {
+    name: "ca pin-check",
+    group: "ca",
+    summary: "Check CA certificates against --discovery-token-ca-cert-hash pins",
+    load: () => import("./commands/ca_pin_check.ts"),
+  },
+  {
+    name: "cluster-info create",
+    group: "cluster-info",
+    summary: "Render the kube-public/cluster-info ConfigMap with its JWS signatures",
+    load: () => import("./commands/cluster_info_create.ts"),
+  },
+  {
+    name: "cluster-info sign",
+    group: "cluster-info",
+    summary: "Update a cluster-info's signatures as the bootstrapsigner controller does",
+    load: () => import("./commands/cluster_info_sign.ts"),
+  },
+  {
+    name: "cluster-info verify",
+    group: "cluster-info",
+    summary: "Verify a cluster-info offline as kubeadm join's token discovery does",
+    load: () => import("./commands/cluster_info_verify.ts"),
+  },
+  {
+    name: "kubeconfig bootstrap",
+    group: "kubeconfig",
+    summary: "Write the kubelet's bootstrap kubeconfig (bootstrap-kubelet.conf)",
+    load: () => import("./commands/kubeconfig_bootstrap.ts"),
+  },
+  {
+    name: "join-command",
+    summary: "Print the kubeadm join command line",
+    load: () => import("./commands/join_command.ts"),
+  },
+  {
+    name: "rbac",
+    summary: "Render the RBAC objects kubeadm's bootstrap-token phase creates",
+    load: () => import("./commands/rbac.ts"),
+  },
+  {
+    name: "init",
+    summary: "Render the whole bootstrap-token phase: Secrets, RBAC, cluster-info, kubeconfig",
+    load: () => import("./commands/init.ts"),
+  },
+  {
+    name: "csr create",
+    group: "csr",
+    summary: "Make a kubelet key, PKCS#10 CSR and CertificateSigningRequest object",
+    load: () => import("./commands/csr_create.ts"),
+  },
+  {
+    name: "csr inspect",
+    group: "csr",
+    summary: "Show and judge CSRs as the API server, signers and approver would",
+    load: () => import("./commands/csr_inspect.ts"),
+  },
+  {
+    name: "csr sign",
+    group: "csr",
+    summary: "Sign CSRs offline as kube-controller-manager's signers do",
+    load: () => import("./commands/csr_sign.ts"),
+  },
+  {
+    name: "cert verify",
+    group: "cert",
+    summary: "Check an issued certificate against its CA, signer rules, node and key",
+    load: () => import("./commands/cert_verify.ts"),
+  },
+  {
+    name: "cert inspect",
+    group: "cert",
+    summary: "Show certificates and their expiry, from files, bundles or a pki/ directory",
+    load: () => import("./commands/cert_inspect.ts"),
+  },
+  {
+    name: "completion",
+    summary: "Print a shell completion script (bash, zsh, fish)",
+    load: () => import("./commands/completion.ts"),
+  },
+];
+
+/** A flag every command accepts, before or after the command words. */
+export interface GlobalFlag {
+  name: string;
+  short?: string;
+  /** The value's syntax, for flags that take one. */
+  value?: string;
+  help: string;
+}
+
+/** The global flags. */
+export const GLOBAL_FLAGS: readonly GlobalFlag[] = [
+  { name: "now", value: "RFC3339", help: "fix the clock for every time-dependent output" },
+  { name: "help", short: "h", help: "show help (also: joinkit help <command>)" },
+  { name: "version", short: "V", help: "print the version" },
+];
+
+const BY_NAME = new Map(COMMANDS.map((e) => [e.name, e]));
+
+/** The words that may come first: each group once, then the one-word commands, in table order. */
+export function topWords(): string[] {
+  return [...new Set(COMMANDS.map((e) => e.group ?? e.name))];
+}
+
+/** The commands of `group`, in table order. */
+export function groupCommands(group: string): CommandEntry[] {
+  return COMMANDS.filter((e) => e.group === group);
+}
+
+function commandList(entries: readonly CommandEntry[]): string {
+  return entries.map((e) => `  ${e.name.padEnd(22)}${e.summary}`).join("\n");
+}
+
+function globalFlagsHelp(): string {
+  const left = (f: GlobalFlag) =>
+    `${f.short ? `-${f.short}, ` : ""}--${f.name}${f.value ? ` ${f.value}` : ""}`;
+  return GLOBAL_FLAGS.map((f) => `  ${left(f).padEnd(16)}${f.help}`).join("\n");
+}
+
+/** `joinkit --help`. */
+export function globalHelp(): string {
+  return `joinkit ${VERSION} — kubeadm's bootstrap-token phase and the kubelet TLS bootstrap, offline
+
+Usage:
+  joinkit <command> [flags]
+  joinkit <command> --help
+  joinkit --version
+
+Commands:
+${commandList(COMMANDS)}
+
+Global flags (before or after the command):
+${globalFlagsHelp()}
+
+Exit codes:
+  0  success
+  1  bad input or I/O failure
+  2  usage error (unknown flag, missing argument)
+  3  a check ran and said no (invalid, expired, untrusted)
+`;
+}
+
+/** `joinkit <group> --help`, or undefined when `group` is not a group. */
+export function groupHelp(group: string): string | undefined {
+  const entries = groupCommands(group);
+  if (entries.length === 0) return undefined;
+  return `Usage:\n  joinkit ${group} <command> [flags]\n\nCommands:\n${
+    commandList(entries)
+  }\n\nRun 'joinkit ${group} <command> --help' for details.\n`;
+}
+
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment):
+ * `tokn`→`token` and `tlt`→`ttl` are 1 apart.
+ */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    d.push([i]);
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        d[0]!.push(j);
+        continue;
+      }
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      }
+      d[i]!.push(v);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The candidate `word` was most likely meant to be: the closest within an
+ * edit distance of 2 (1 for words of 4 characters or fewer, which are all
+ * close to each other), else the only candidate `word` is a prefix of.
+ * Undefined when none or a tie.
+ */
+export function suggest(word: string, candidates: readonly string[]): string | undefined {
+  if (word.length > 100) return undefined; // a pasted blob is no typo; keep the work bounded
+  const limit = word.length <= 4 ? 1 : 2;
+  let best: string[] = [];
+  let bestD = limit + 1;
+  for (const c of new Set(candidates)) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d > limit) continue;
+    if (d < bestD) [best, bestD] = [[c], d];
+    else if (d === bestD) best.push(c);
+  }
+  if (best.length === 1) return best[0];
+  if (best.length > 1) return undefined;
+  const prefixed = [...new Set(candidates)].filter((c) => word.length > 0 && c.startsWith(word));
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
+/** Global flags found while looking for the command words. */
+interface Globals {
+  now?: string;
+  help: boolean;
+  version: boolean;
+}
+
+/**
+ * Splits argv into the command words and the rest, taking the global flags
+ * that come before or between the command words.
+ */
+function splitCommand(argv: readonly string[]): { words: string[]; rest: string[]; g: Globals } {
+  const g: Globals = { help: false, version: false };
+  const words: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const a = argv[i]!;
+    if (a.startsWith("-") && a !== "-") {
+      if (a === "--now") {
+        if (i + 1 >= argv.length) throw new UsageError("flag --now needs a value");
+        g.now = argv[i + 1]!;
+        i += 2;
+        continue;
+      }
+      if (a.startsWith("--now=")) g.now = a.slice("--now=".length);
+      else if (a === "-h" || a === "--help") g.help = true;
+      else if (a === "-V" || a === "--version") g.version = true;
+      else throw unknownFlag(a, GLOBAL_FLAGS.map((f) => f.name), "joinkit");
+      i++;
+      continue;
+    }
+    words.push(a);
+    i++;
+    // The command is named once its words are: one word unless that word is a group.
+    if (words.length === 2 || !GROUPS[words[0]!]) break;
+  }
+  return { words, rest: argv.slice(i), g };
+}
+
+function unknownFlag(flag: string, longNames: readonly string[], where: string): UsageError {
+  const name = flag.split("=")[0]!;
+  const guess = name.startsWith("--") ? suggest(name.slice(2), longNames) : undefined;
+  return new UsageError(
+    guess !== undefined
+      ? `unknown flag ${name}: did you mean --${guess}?`
+      : `unknown flag ${name} (see '${where} --help')`,
+  );
+}
+
+/** Turns `parseArgs`' long messages into one short line. */
+function describeArgError(e: unknown, options: Options, name: string): UsageError {
+  const msg = messageOf(e);
+  const unknown = /Unknown option '([^']+)'/.exec(msg);
+  if (unknown) return unknownFlag(unknown[1]!, Object.keys(options), `joinkit ${name}`);
+  const see = ` (see 'joinkit ${name} --help')`;
+  const missing = /Option '(-\w, )?(--[\w-]+)[^']*' argument missing/.exec(msg);
+  if (missing) return new UsageError(`flag ${missing[2]} needs a value${see}`);
+  const notValue = /Option '(-\w, )?(--[\w-]+)[^']*' does not take an argument/.exec(msg);
+  if (notValue) return new UsageError(`flag ${notValue[2]} takes no value${see}`);
+  const ambiguous = /Option '(-\w, )?(--[\w-]+)[^']*' argument is ambiguous/.exec(msg);
+  if (ambiguous) {
+    return new UsageError(
+      `flag ${ambiguous[2]} value starts with "-": write ${ambiguous[2]}=<value>${see}`,
+    );
+  }
+  const positional = /Unexpected argument '([^']+)'/.exec(msg);
+  if (positional) {
+    return new UsageError(`unexpected argument ${JSON.stringify(positional[1])}${see}`);
+  }
+  return new UsageError(`${msg}${see}`);
+}
+
+/** The error for command words that name no command, with a guess when one is close. */
+function unknownCommand(words: readonly string[]): UsageError {
+  const [first, sub] = words;
+  if (first === undefined) return new UsageError("no command: see 'joinkit --help'");
+  if (GROUPS[first]) {
+    if (sub === undefined) {
+      return new UsageError(`'joinkit ${first}' needs a command: see 'joinkit ${first} --help'`);
+    }
+    const subs = groupCommands(first).map((e) => e.name.slice(first.length + 1));
+    const guess = suggest(sub, subs);
+    return new UsageError(
+      guess !== undefined
+        ? `unknown command 'joinkit ${first} ${sub}': did you mean 'joinkit ${first} ${guess}'?`
+        : `unknown command 'joinkit ${first} ${sub}': see 'joinkit ${first} --help'`,
+    );
+  }
+  const guess = suggest(first, topWords());
+  return new UsageError(
+    guess !== undefined
+      ? `unknown command ${JSON.stringify(first)}: did you mean ${JSON.stringify(guess)}?`
+      : `unknown command ${JSON.stringify(first)}: see 'joinkit --help'`,
+  );
+}
+
+/** Text we wrote ourselves (help), on stderr line by line. */
+function stderrText(io: Io, text: string): void {
+  for (const line of text.replace(/\n$/, "").split("\n")) io.stderr(diagnosticLine(line));
+}
+
+/**
+ * Reports an error that escaped a command (or, from `main.ts`, the whole run)
+ * as one `error: internal error: …` line, plus the stack with `JOINKIT_DEBUG`.
+ */
+export function reportInternalError(e: unknown, io: Io): void {
+  io.stderr(diagnosticLine(`error: internal error: ${messageOf(e)}`));
+  if (io.env?.JOINKIT_DEBUG) stderrText(io, e instanceof Error ? String(e.stack) : String(e));
+}
+
+/**
+ * Runs joinkit with `argv` (the arguments after the program name) and
+ * returns the exit code: 0 success, 1 bad input, 2 usage error, 3 a check
+ * said no. Never throws: every error becomes its exit code and one
+ * `error: …` line on `io.stderr`.
+ */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  const out = (text: string) => io.stdout(text);
+  // The only way to stderr: one call, one line, rendered by diagnosticLine (control characters
+  // escaped, token secrets withheld, cut), whatever a command or an input holds.
+  const err = (line: string) => io.stderr(diagnosticLine(line));
+  try {
+    const { words, rest, g } = splitCommand(argv);
+    if (g.version || (words[0] === "version" && words.length === 1)) {
+      out(`joinkit ${VERSION}\n`);
+      return ExitCode.ok;
+    }
+    if (words[0] === "help") {
+      // `joinkit help token list` is `joinkit token list --help`.
+      if (rest.length === 0) {
+        out(globalHelp());
+        return ExitCode.ok;
+      }
+      return await run([...rest, "--help"], io);
+    }
+    if (words.length === 0) {
+      if (g.help) {
+        out(globalHelp());
+        return ExitCode.ok;
+      }
+      stderrText(io, globalHelp());
+      return ExitCode.usage;
+    }
+    const entry = BY_NAME.get(words.join(" "));
+    if (!entry) {
+      const help = words.length === 1 ? groupHelp(words[0]!) : undefined;
+      if (help && g.help) {
+        out(help);
+        return ExitCode.ok;
+      }
+      throw unknownCommand(words);
+    }
+    const { command } = await entry.load();
+    const options: Options = {
+      ...command.options,
+      now: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      ...(command.options.version ? {} : { version: { type: "boolean", short: "V" } }),
+    };
+    let parsed;
+    try {
+      parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true });
+    } catch (e) {
+      throw describeArgError(e, options, entry.name);
+    }
+    const flags = parsed.values as Flags;
+    if (g.help || flags.help === true) {
+      out(command.help.endsWith("\n") ? command.help : command.help + "\n");
+      return ExitCode.ok;
+    }
+    if (flags.version === true && !command.options.version) {
+      out(`joinkit ${VERSION}\n`);
+      return ExitCode.ok;
+    }
+    if (flags.now === undefined && g.now !== undefined) flags.now = g.now;
+    let now = io.clock?.() ?? new Date();
+    if (typeof flags.now === "string") {
+      const { parseRfc3339 } = await import("./lib/go/time.ts");
+      try {
+        now = parseRfc3339(flags.now, "--now");
+      } catch (e) {
+        // A malformed flag value is a usage error, whatever the value's kind.
+        throw e instanceof JoinkitError ? new UsageError(e.message) : e;
+      }
+    }
+    const ctx: Context = {
+      args: parsed.positionals,
+      flags,
+      now,
+      stdout: out,
+      stderr: err,
+      tty: { stdin: io.isTTY?.stdin === true, stdout: io.isTTY?.stdout === true },
+    };
+    const code = await command.run(ctx);
+    return code ?? ExitCode.ok;
+  } catch (e) {
+    io.onError?.(e);
+    if (e instanceof JoinkitError) {
+      err(`error: ${messageOf(e)}`);
+      return e.exitCode;
+    }
+    reportInternalError(e, io);
+    return ExitCode.input;
+  }
+}
