@@ -749,7 +749,16 @@ const CASES: Case[] = [
   },
   {
     name: "init missing --ca file",
-    args: ["init", "--server", FIXTURE_SERVER, "--ca", "nope.crt", ...NOW],
+    args: [
+      "init",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      "nope.crt",
+      "--token",
+      FIXTURE_TOKEN,
+      ...NOW,
+    ],
     code: 1,
     names: "nope.crt",
   },

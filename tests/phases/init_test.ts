@@ -229,26 +229,92 @@ Deno.test("CLI init signs for every token, honours --ttl and --description, gene
     "kubeconfig",
   ]);
 
-  const g = await runCli(["init", "--server", SERVER, "--ca", CA, ...NOW]);
-  assert.equal(g.code, 0, g.stderr);
-  const m = /Using token: ([a-z0-9]{6})\.<value withheld>/.exec(g.stderr);
-  assert.ok(m, g.stderr);
-  const gs = (parseManifests(g.stdout, "out") as Obj[])[0]!;
-  const secret = Buffer.from(gs.data!["token-secret"]!, "base64").toString();
-  assert.match(secret, /^[a-z0-9]{16}$/);
-  assert.ok(!g.stderr.includes(secret));
-  assert.equal(gs.metadata.name, `bootstrap-token-${m[1]}`);
+  // A generated token reaches the user through --join-file (0600), never through stderr.
+  const { dir, cleanup } = tempDir();
+  try {
+    const joinFile = path.join(dir, "sub", "join.sh");
+    const g = await runCli([
+      "init",
+      "--server",
+      SERVER,
+      "--ca",
+      CA,
+      "--join-file",
+      joinFile,
+      ...NOW,
+    ]);
+    assert.equal(g.code, 0, g.stderr);
+    const m = /Using token: ([a-z0-9]{6})\.<value withheld>/.exec(g.stderr);
+    assert.ok(m, g.stderr);
+    const gs = (parseManifests(g.stdout, "out") as Obj[])[0]!;
+    const secret = Buffer.from(gs.data!["token-secret"]!, "base64").toString();
+    assert.match(secret, /^[a-z0-9]{16}$/);
+    assert.ok(!g.stderr.includes(secret));
+    assert.equal(gs.metadata.name, `bootstrap-token-${m[1]}`);
+    assert.ok(g.stderr.endsWith(`[bootstrap-token] Wrote ${joinFile}\n`), g.stderr);
+    const join = fs.readFileSync(joinFile, "utf8");
+    assert.ok(join.startsWith("kubeadm join 10.0.0.1:6443 --token "), join);
+    assert.ok(join.includes(`--token ${m[1]}.${secret} `), join);
+    assert.ok(join.includes(`--discovery-token-ca-cert-hash ${HASH}`), join);
+    if (process.platform !== "win32") assert.equal(fs.statSync(joinFile).mode & 0o777, 0o600);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI init never leaves the user unable to join: no --token, --out-dir or --join-file is refused", async () => {
+  const r = await runCli(["init", "--server", SERVER, "--ca", CA, ...NOW]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr,
+    "error: init: no --token and no --out-dir: the generated token would be lost; give --token T, --out-dir DIR or --join-file FILE\n",
+  );
+  const both = await runCli([
+    "init",
+    "--server",
+    SERVER,
+    "--ca",
+    CA,
+    "--out-dir",
+    "x",
+    "--join-file",
+    "y",
+    ...NOW,
+  ]);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--join-file and --out-dir/);
+});
+
+Deno.test("CLI init -o json prints the objects as kubectl's JSON List, the same objects as YAML", async () => {
+  const base = ["init", "--server", SERVER, "--ca", CA, "--token", T1, ...NOW];
+  const y = await runCli(base);
+  const j = await runCli([...base, "-o", "json"]);
+  assert.equal(j.code, 0, j.stderr);
+  assert.equal(j.stderr, y.stderr);
+  const list = JSON.parse(j.stdout);
+  assert.equal(list.kind, "List");
+  assert.equal(list.apiVersion, "v1");
+  assert.deepEqual(list.items, parseManifests(y.stdout, "yaml"));
+  const bad = await runCli([...base, "-o", "xml"]);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stdout, "");
 });
 
 Deno.test("CLI init rejects bad input", async () => {
   const cases: [string[], number, RegExp][] = [
     [["--server", "https://10.0.0.1", "--ca", CA], 2, /want HOST:PORT/],
     [["--server", "http://10.0.0.1:6443", "--ca", CA], 2, /must start with https:\/\//],
-    [["--server", SERVER, "--ca", repoPath("deno.json")], 1, /deno\.json: no certificate found/],
+    [
+      ["--server", SERVER, "--ca", repoPath("deno.json"), "--token", T1],
+      1,
+      /deno\.json: no certificate found/,
+    ],
+    // A malformed flag value is a usage error (issue 10's exit-code rule; was 1).
     [
       ["--server", SERVER, "--ca", CA, "--token", "abcdef.0123456789ABCDEF"],
-      1,
-      /the bootstrap token was not of the form/,
+      2,
+      /invalid --token: must match \[a-z0-9\]\{6\}\.\[a-z0-9\]\{16\} \(value not shown\)/,
     ],
     [["--server", SERVER, "--ca", CA, "--ttl=-1h"], 2, /must not be negative/],
     [
