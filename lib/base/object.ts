@@ -9,9 +9,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isObject } from "./object.ts";
- * isObject({ kind: "Secret" }); // true
- * isObject([1]); // false
+ * assert.equal(isObject({ kind: "Secret" }), true);
+ * assert.equal(isObject([1]), false);
  * ```
  */
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -42,7 +42,7 @@ export interface TokenKubeconfigOptions {
  * `set-credentials --token`, `set-context` and `use-context`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * kubeconfigYaml(tokenKubeconfig({ server, caData, token }));
  * ```
  */
@@ -73,7 +73,7 @@ export function tokenKubeconfig(opts: TokenKubeconfigOptions): KubeconfigObject 
  * `preferences`; see upstream `discovery/token/testdata/expected-kubeconfig.yaml`).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * kubeconfigYaml(clusterInfoKubeconfig("https://10.0.0.1:6443", caPem));
  * ```
  */
@@ -108,7 +108,7 @@ export interface CaBundle {
  * pasted into the same file is never embedded in a kubeconfig.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * caBundle(fs.readFileSync("ca.crt", "utf8"), "ca.crt").ders.length; // 1
  * ```
  */

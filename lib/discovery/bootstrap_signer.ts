@@ -30,7 +30,7 @@ const NAME = /^bootstrap-token-([a-z0-9]{6})$/;
  * and secret when `secret` signs at `now`, else the reason it does not.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * signingTokenOf(secret, new Date()); // { id: "abc123", secret: "…" } or { reason: "…" }
  * ```
  */
@@ -62,7 +62,7 @@ export function signingTokenOf(
  * in the controller. Skipped Secrets are reported with their reason.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * selectSigningTokens(secrets, now).tokens.map((t) => t.id);
  * ```
  */
@@ -160,7 +160,7 @@ export function signClusterInfoData(
  * whole `joinkit init` stream can be given).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * secretsIn(parseManifests(text, "s.yaml"), "s.yaml").length;
  * ```
  */

@@ -23,7 +23,7 @@ export const JWS_KEY_PREFIX = "jws-kubeconfig-";
  * signatures given.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * clusterInfoConfigMap({ kubeconfig: text }).metadata; // { name: "cluster-info", namespace: "kube-public" }
  * ```
  */
@@ -63,7 +63,7 @@ function nameOf(obj: KubeObject): { name: string; namespace: string } {
  * value that is not a string.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * findClusterInfo(parseManifests(text, "ci.yaml"), "ci.yaml").data.kubeconfig;
  * ```
  */

@@ -95,7 +95,7 @@ export function validateDiscoveryFlags(
  * bytes.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * verifyClusterInfo({ data, token, caCertHashes: [pin], unsafeSkipCAVerification: false });
  * ```
  */

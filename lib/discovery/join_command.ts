@@ -30,7 +30,7 @@ export const CERTIFICATE_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
  * with a space after the last hash, as upstream's template leaves them.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * joinCommand({ hostPort: "10.0.0.1:6443", token, caCertHashes: [pin] });
  * // "kubeadm join 10.0.0.1:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:… \n"
  * ```

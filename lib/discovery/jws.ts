@@ -24,8 +24,12 @@ export function jwsHeader(tokenId: string): string {
  *
  * @example
  * ```ts
- * computeDetachedSignature("payload", "abc123", "tokenSecret");
- * // "eyJhbGciOiJIUzI1NiIsImtpZCI6ImFiYzEyMyJ9..QSxpUG7Q542CirTI2ECPSZjvBOJURUW5a7XqFpNI958"
+ * import assert from "node:assert/strict";
+ * import { computeDetachedSignature } from "./jws.ts";
+ * assert.equal(
+ *   computeDetachedSignature("payload", "abc123", "tokenSecret"),
+ *   "eyJhbGciOiJIUzI1NiIsImtpZCI6ImFiYzEyMyJ9..QSxpUG7Q542CirTI2ECPSZjvBOJURUW5a7XqFpNI958",
+ * );
  * ```
  */
 export function computeDetachedSignature(
@@ -42,8 +46,10 @@ export function computeDetachedSignature(
  *
  * @example
  * ```ts
- * const sign = detachedSigner(kubeconfig);
- * tokens.map((t) => sign(t.id, t.secret));
+ * import assert from "node:assert/strict";
+ * import { computeDetachedSignature, detachedSigner } from "./jws.ts";
+ * const sign = detachedSigner("payload");
+ * assert.equal(sign("abc123", "tokenSecret"), computeDetachedSignature("payload", "abc123", "tokenSecret"));
  * ```
  */
 export function detachedSigner(content: string): (tokenId: string, tokenSecret: string) => string {
@@ -64,7 +70,11 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
  *
  * @example
  * ```ts
- * detachedTokenIsValid(sig, "payload", "abc123", "tokenSecret"); // true
+ * import assert from "node:assert/strict";
+ * import { computeDetachedSignature, detachedTokenIsValid } from "./jws.ts";
+ * const sig = computeDetachedSignature("payload", "abc123", "tokenSecret");
+ * assert.equal(detachedTokenIsValid(sig, "payload", "abc123", "tokenSecret"), true);
+ * assert.equal(detachedTokenIsValid(sig, "payload", "abc123", "otherSecret"), false);
  * ```
  */
 export function detachedTokenIsValid(

@@ -10,9 +10,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { aggregateErrors } from "./aggregate.ts";
- * aggregateErrors(["a", "b", "a"]); // "[a, b]"
- * aggregateErrors(["a"]); // "a"
+ * assert.equal(aggregateErrors(["a", "b", "a"]), "[a, b]");
+ * assert.equal(aggregateErrors(["a"]), "a");
  * ```
  */
 export function aggregateErrors(errs: readonly string[]): string {

@@ -11,9 +11,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { shortHumanDuration } from "./human_duration.ts";
- * shortHumanDuration(23.5 * 3_600_000); // "23h"
- * shortHumanDuration(-5_000); // "<invalid>"
+ * assert.equal(shortHumanDuration(23.5 * 3_600_000), "23h");
+ * assert.equal(shortHumanDuration(-5_000), "<invalid>");
  * ```
  */
 export function shortHumanDuration(ms: number): string {

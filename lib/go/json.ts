@@ -12,8 +12,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { goJsonIndent } from "./json.ts";
- * goJsonIndent({ a: "<" }); // '{\n    "a": "\\u003c"\n}\n'
+ * assert.equal(goJsonIndent({ a: "<" }), '{\n    "a": "\\u003c"\n}\n');
  * ```
  */
 export function goJsonIndent(value: unknown): string {

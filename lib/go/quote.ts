@@ -44,9 +44,10 @@ function quoteRune(cp: number, out: string[]): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { goQuote } from "./quote.ts";
- * goQuote('a"b\n'); // '"a\\"b\\n"'
- * goQuote("\u200b"); // '"\\u200b"'
+ * assert.equal(goQuote('a"b\n'), '"a\\"b\\n"');
+ * assert.equal(goQuote("\u200b"), '"\\u200b"');
  * ```
  */
 export function goQuote(text: string): string {
@@ -94,8 +95,9 @@ function decodeRune(b: Uint8Array, i: number): [number, number] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { goQuoteBytes } from "./quote.ts";
- * goQuoteBytes(new Uint8Array([0x66, 0xe9])); // '"f\\xe9"'
+ * assert.equal(goQuoteBytes(new Uint8Array([0x66, 0xe9])), '"f\\xe9"');
  * ```
  */
 export function goQuoteBytes(bytes: Uint8Array): string {
@@ -115,8 +117,9 @@ export function goQuoteBytes(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { goQuoteStrings } from "./quote.ts";
- * goQuoteStrings(["a", "b c"]); // '["a" "b c"]'
+ * assert.equal(goQuoteStrings(["a", "b c"]), '["a" "b c"]');
  * ```
  */
 export function goQuoteStrings(values: readonly string[]): string {

@@ -18,8 +18,9 @@ function runeCount(text: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { padRight } from "./tabwriter.ts";
- * padRight("é", 3); // "é  "
+ * assert.equal(padRight("é", 3), "é  ");
  * ```
  */
 export function padRight(text: string, width: number): string {
@@ -44,8 +45,9 @@ export interface TabwriterOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tabwrite } from "./tabwriter.ts";
- * tabwrite("a\tb\nccc\td\n", { minwidth: 0, padding: 1 }); // "a   b\nccc d\n"
+ * assert.equal(tabwrite("a\tb\nccc\td\n", { minwidth: 0, padding: 1 }), "a   b\nccc d\n");
  * ```
  */
 export function tabwrite(text: string, opts: TabwriterOptions): string {

@@ -428,7 +428,7 @@ function convertExtensions(v: unknown): void {
  * with client-go's text (no source prefix) for what it refuses.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * loadKubeconfig(text).clusters[0]?.server;
  * ```
  */
@@ -503,7 +503,7 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
  * `admin.conf: error converting *[]NamedCluster …`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * parseKubeconfig(text, "cluster-info").clusters[0]?.server;
  * ```
  */
@@ -534,7 +534,7 @@ export interface ChosenCluster {
  * (go-exact.md §8); only the wrapper is kubeadm's.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * getClusterFromKubeConfig(loadKubeconfig(text)).cluster.server;
  * ```
  */

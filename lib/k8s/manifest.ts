@@ -347,7 +347,7 @@ export function sortKeys(value: unknown): unknown {
  * `---`, or JSON (one object, or a `v1` `List` for several).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * renderObjects([secret], "yaml");
  * ```
  */

@@ -433,7 +433,7 @@ const b64url = (b: Uint8Array | string) =>
  * of base64url(SPKI)|base64url(CN)|base64url(each O)|base64url(each usage)|).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * digestedName(spki, "system:node:node1", ["system:nodes"],
  *   ["digital signature", "key encipherment", "client auth"]);
  * ```

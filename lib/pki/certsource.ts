@@ -66,7 +66,7 @@ function foundTypes(text: string): string {
  * library eagerly; {@link loadCertsPem} supplies `cert_info.ts`'s.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import { parseCertificate } from "./cert_info.ts";
  * parseCertsPem(pemText, parseCertificate).length; // 2 for a two-certificate bundle
  * ```
@@ -94,7 +94,7 @@ export function parseCertsPem<T>(
  * `ca.crt: no certificate found (found EC PRIVATE KEY): data does not contain …`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const certs = await loadCertsPem(text, "ca.crt");
  * ```
  */
@@ -143,7 +143,7 @@ export interface ClusterCa {
  * loads a bundle and checks its first certificate).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const certs = await loadClusterCa(fs.readFileSync("ca.crt"), "ca.crt");
  * ```
  */
@@ -160,7 +160,7 @@ export async function loadClusterCa(data: string | Uint8Array, source: string): 
  * file) is refused too, so it can never end up there.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const ca = await readClusterCa(fs.readFileSync("ca.crt"), "ca.crt");
  * ```
  */
@@ -262,7 +262,7 @@ async function fromKubeconfig(
  * Errors are one line naming `input.name`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const certs = await extractCertificates({ name: "ca.crt", text, bytes });
  * ```
  */

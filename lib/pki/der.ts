@@ -144,7 +144,7 @@ export interface CertificateParts {
  * TBSCertificate, AlgorithmIdentifier and BIT STRING.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const { spki } = certificateParts(der);
  * ```
  */

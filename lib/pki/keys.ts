@@ -120,7 +120,7 @@ export function describeKey(key: CryptoKey): string {
  * extractable.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const pem = await exportPrivateKeyPem(pair.privateKey); // "-----BEGIN EC PRIVATE KEY-----\n…"
  * ```
  */
@@ -163,7 +163,7 @@ const CURVES: Record<string, string> = {
  * naming `source`, never showing key material.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const key = await importPrivateKeyPem(text, "ca.key");
  * key.description; // "RSA 2048"
  * ```

@@ -170,7 +170,7 @@ function decodeOne(s: string, from: number): { block: PemBlock; next: number } |
  * compare as text, where Go compares bytes.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * decodePem(pemText).map((b) => b.type); // ["CERTIFICATE"]
  * ```
  */
@@ -190,7 +190,7 @@ export function decodePem(text: string, _source = "input"): PemBlock[] {
  * Encodes DER bytes as a PEM block with 64-character lines, as Go's `pem.Encode` does.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * encodePem("CERTIFICATE", der);
  * ```
  */

@@ -23,7 +23,7 @@ export const SUPPORTED_FORMATS = "sha256";
  * Throws `InputError` (prefixed with `source`) when the certificate is malformed.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const spki = spkiOf(der); // starts with 0x30
  * ```
  */
@@ -48,7 +48,7 @@ export function sha256Hex(data: Uint8Array): string {
  * DER SubjectPublicKeyInfo (`pubkeypin.Hash`).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * caCertHash(der); // "sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3"
  * ```
  */
@@ -57,6 +57,19 @@ export function caCertHash(certDer: Uint8Array): string {
 }
 
 /** The pin of a DER SubjectPublicKeyInfo (same value as {@link caCertHash} of its certificate). */
+/**
+ * `pubkeypin.Hash` of a DER SubjectPublicKeyInfo: `sha256:` + lowercase hex.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { spkiHash } from "./pin.ts";
+ * assert.equal(
+ *   spkiHash(new Uint8Array()),
+ *   "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+ * );
+ * ```
+ */
 export function spkiHash(spki: Uint8Array): string {
   return "sha256:" + sha256Hex(spki);
 }
@@ -84,9 +97,17 @@ function hexError(bytes: Uint8Array): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { PinSet } from "./pin.ts";
  * const pins = new PinSet();
- * pins.allow("sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3");
- * pins.checkAny([caDer]); // throws CheckError unless one certificate matches
+ * pins.allow("SHA256:345959ACB2C3B2FEB87D281961C893F62A314207EF02599F1CC4A5FB255480B3");
+ * assert.deepEqual(pins.pins(), [
+ *   "sha256:345959acb2c3b2feb87d281961c893f62a314207ef02599f1cc4a5fb255480b3",
+ * ]);
+ * assert.throws(() => pins.allow("md5:00"), {
+ *   message: 'unknown hash format "md5". Known format(s) are: sha256',
+ * });
+ * // pins.checkAny([caDer]) throws CheckError unless one certificate matches.
  * ```
  */
 export class PinSet {

@@ -61,7 +61,7 @@ function lookup(secrets: readonly DecodedSecret[], name: string): DecodedSecret 
  * authentication usage, and extra groups.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * authenticateBootstrapToken("foobar.circumnavigation", secrets, new Date());
  * // { authenticated: true, user: "system:bootstrap:foobar", groups: ["system:bootstrappers"] }
  * ```

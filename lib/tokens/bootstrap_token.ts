@@ -107,7 +107,7 @@ function goStringSlice(values: readonly string[]): string {
  * of a configuration, returning the `field.ErrorList` texts (empty when valid).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * validateBootstrapToken({ token, usages: ["signing"], groups: ["x"] });
  * ```
  */
@@ -201,7 +201,7 @@ export function tokenToSecret(
  * Gives exactly what `tokens.map((token) => tokenToSecret({ ...spec, token }, now, opts))` does.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * tokensToSecrets(withDefaults({ token }), [token], new Date()).length; // 1
  * ```
  */
@@ -295,7 +295,7 @@ export interface ParsedBootstrapToken {
  * is left out of them).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * bootstrapTokenFromSecret(decodeSecret(obj, "in.yaml")).usages; // ["authentication", "signing"]
  * ```
  */
@@ -359,7 +359,7 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
  * after `now` means expired. `remainingMs` is the time left when not expired.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * getExpiration(secret, new Date()).expired; // false
  * ```
  */
@@ -380,7 +380,7 @@ export function getExpiration(
  * group is invalid.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * getGroups(secret); // ["system:bootstrappers", "system:bootstrappers:foo"]
  * ```
  */

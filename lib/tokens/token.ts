@@ -36,8 +36,9 @@ export interface Token {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tokenString } from "./token.ts";
- * tokenString({ id: "abcdef", secret: "0123456789abcdef" }); // "abcdef.0123456789abcdef"
+ * assert.equal(tokenString({ id: "abcdef", secret: "0123456789abcdef" }), "abcdef.0123456789abcdef");
  * ```
  */
 export function tokenString(t: Token): string {
@@ -50,8 +51,9 @@ export function tokenString(t: Token): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { generateToken, isValidBootstrapToken } from "./token.ts";
- * isValidBootstrapToken(generateToken()); // true
+ * assert.equal(isValidBootstrapToken(generateToken()), true);
  * ```
  */
 export function generateToken(random: RandomBytes = cryptoRandom): string {
@@ -67,9 +69,10 @@ export function generateToken(random: RandomBytes = cryptoRandom): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tokenFromString } from "./token.ts";
- * tokenFromString("abcdef.0123456789abcdef"); // { id: "abcdef", secret: "0123456789abcdef" }
- * tokenFromString("ABCDEF.0123456789abcdef"); // undefined
+ * assert.deepEqual(tokenFromString("abcdef.0123456789abcdef"), { id: "abcdef", secret: "0123456789abcdef" });
+ * assert.equal(tokenFromString("ABCDEF.0123456789abcdef"), undefined);
  * ```
  */
 export function tokenFromString(text: string): Token | undefined {
@@ -84,8 +87,9 @@ export function tokenFromString(text: string): Token | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseToken } from "./token.ts";
- * parseToken("abcdef.0123456789abcdef").id; // "abcdef"
+ * assert.equal(parseToken("abcdef.0123456789abcdef").id, "abcdef");
  * // parseToken("nope") throws UsageError "invalid --token: must match …"
  * ```
  */
@@ -146,8 +150,9 @@ const GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isValidBootstrapToken } from "./token.ts";
- * isValidBootstrapToken("abcdef.0123456789abcdef"); // true
+ * assert.equal(isValidBootstrapToken("abcdef.0123456789abcdef"), true);
  * ```
  */
 export function isValidBootstrapToken(text: string): boolean {
@@ -159,8 +164,9 @@ export function isValidBootstrapToken(text: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isValidBootstrapTokenID } from "./token.ts";
- * isValidBootstrapTokenID("abcdef"); // true
+ * assert.equal(isValidBootstrapTokenID("abcdef"), true);
  * ```
  */
 export function isValidBootstrapTokenID(id: string): boolean {
@@ -175,8 +181,9 @@ export function isValidBootstrapTokenID(id: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { newBootstrapTokenString } from "./token.ts";
- * newBootstrapTokenString("abcdef.0123456789abcdef").secret; // "0123456789abcdef"
+ * assert.equal(newBootstrapTokenString("abcdef.0123456789abcdef").secret, "0123456789abcdef");
  * ```
  */
 export function newBootstrapTokenString(text: string): Token {
@@ -194,8 +201,9 @@ export function newBootstrapTokenString(text: string): Token {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { validateBootstrapGroupName } from "./token.ts";
- * validateBootstrapGroupName("system:bootstrappers:foo"); // undefined
+ * assert.equal(validateBootstrapGroupName("system:bootstrappers:foo"), undefined);
  * ```
  */
 export function validateBootstrapGroupName(name: string): string | undefined {

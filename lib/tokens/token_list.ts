@@ -37,7 +37,7 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date): string {
  * rows align only through the fixed paddings. No tokens, no output.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * formatTokenTable(tokens, new Date());
  * ```
  */
@@ -54,7 +54,7 @@ export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: D
  * empty ones omitted, `expires` in UTC. It carries the full token, as kubeadm's does.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * tokenOutputObject(parsed).kind; // "BootstrapToken"
  * ```
  */
