@@ -226,6 +226,11 @@ function given(flags: Flags, name: string): string[] {
   return namesOf(name).filter((n) => flags[n] !== undefined);
 }
 
+/** The name the user gave `name` under (`--old-name` or `--name`), for messages. */
+export function givenName(flags: Flags, name: string): string {
+  return `--${given(flags, name)[0] ?? name}`;
+}
+
 /**
  * A single-valued string flag under its canonical name or an old one, with
  * the name the user typed; giving both is a usage error.
@@ -429,11 +434,6 @@ export function flagTokens(flags: Flags): Token[] {
     }
   }
   return tokens;
-}
-
-/** The `id.secret` string form of a token. */
-export function tokenString(t: Token): string {
-  return `${t.id}.${t.secret}`;
 }
 
 /**

@@ -14,15 +14,17 @@ import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import { UsageError } from "../lib/base/errors.ts";
 import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagList } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("cluster-info sign", [
+  ["secrets", "bootstrap-token Secret manifests (files, dirs or -), repeatable (required)"],
+  ["output", "yaml (default) or json"],
+]);
 
 export const command: Command = {
   name: "cluster-info sign",
-  options: {
-    secrets: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Update a cluster-info ConfigMap's signatures as the bootstrapsigner controller does.
 
 data.kubeconfig is kept byte for byte. Every jws-kubeconfig-* key is dropped
@@ -37,9 +39,9 @@ ID. FILE may hold other objects too (e.g. a 'joinkit init' stream).
 Usage:
   joinkit cluster-info sign FILE --secrets FILE... [-o yaml|json]
 
-Flags:
-  --secrets FILE     bootstrap-token Secret manifests (files, dirs or -), repeatable (required)
-  -o, --output FMT   yaml (default) or json
+${FLAGS.help}
+Output (-o json): the updated ConfigMap object, keys sorted, as kubectl
+prints it.
 
 ${EXIT_CODES}
 
@@ -51,7 +53,7 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 1, 1, "FILE (the cluster-info ConfigMap)");
-    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const secretFiles = flagList(ctx.flags, "secrets");
     if (secretFiles.length === 0) throw new UsageError("missing required flag --secrets");
     const input = readInput(ctx.args[0]!);

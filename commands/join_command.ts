@@ -20,8 +20,8 @@ import {
   requireServer,
   requireString,
   requireToken,
-  tokenString,
 } from "./_flags.ts";
+import { tokenString } from "../lib/tokens/token.ts";
 import { readInput } from "./_io.ts";
 
 const FLAGS = flagSet("join-command", [

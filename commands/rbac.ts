@@ -9,14 +9,19 @@ import { renderObjects } from "../lib/k8s/manifest.ts";
 import { bootstrapTokenRbac } from "../lib/tokens/rbac.ts";
 import { NODE_BOOTSTRAP_TOKEN_GROUP, validateBootstrapGroupName } from "../lib/tokens/token.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagList } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
+
+const FLAGS = flagSet("rbac", [
+  [
+    "groups",
+    "group(s) the token bindings name: repeatable or comma-separated,\neach system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]",
+  ],
+  ["output", "yaml (default) or json"],
+]);
 
 export const command: Command = {
   name: "rbac",
-  options: {
-    groups: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Render the RBAC objects 'kubeadm init phase bootstrap-token' creates.
 
 In kubeadm's order, with kubeadm's names, rules and subjects:
@@ -34,10 +39,8 @@ Subjects carry kind and name only, as kubeadm sends them.
 Usage:
   joinkit rbac [--groups G] [-o yaml|json]
 
-Flags:
-  --groups G         group(s) the token bindings name: repeatable or comma-separated,
-                     each system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]
-  -o, --output FMT   yaml (default) or json
+${FLAGS.help}
+Output (-o json): a v1 List of the objects, keys sorted, as kubectl prints it.
 
 ${EXIT_CODES}
 
@@ -47,7 +50,7 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 0, 0, "");
-    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const groups = [...new Set(flagList(ctx.flags, "groups", true))];
     for (const g of groups) {
       const err = validateBootstrapGroupName(g);

@@ -10,15 +10,20 @@ import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagList } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
 import { readInput, readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("token check", [
+  [
+    "secrets",
+    "Secret manifests: YAML streams, JSON objects or Lists,\ndirectories (recursively), '-' for stdin; repeatable (required)",
+  ],
+  ["output", "text (default), json or yaml (a TokenReview-style status)"],
+]);
 
 export const command: Command = {
   name: "token check",
-  options: {
-    secrets: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Judge a bearer token as kube-apiserver's bootstrap token authenticator does.
 
 Runs the authenticator's steps in upstream order against the Secrets read
@@ -38,10 +43,11 @@ Arguments:
   TOKEN   the bearer token; '-' reads it from the first line of stdin
           (keeps it out of the process list)
 
-Flags:
-  --secrets PATH       Secret manifests: YAML streams, JSON objects or Lists,
-                       directories (recursively), '-' for stdin; repeatable
-  -o, --output FORMAT  text (default), json or yaml (a TokenReview-style status)
+${FLAGS.help}
+Output (-o json), on success: a TokenReview-style object: apiVersion
+authentication.k8s.io/v1, kind TokenReview, status.authenticated (true) and
+status.user (username, groups). Keys sorted. A rejected token prints nothing
+on stdout (exit 3).
 
 ${EXIT_CODES}
 
@@ -51,7 +57,7 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 1, 1, "TOKEN");
-    const format = flagChoice(ctx.flags, "output", ["text", "json", "yaml"] as const, "text");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const paths = flagList(ctx.flags, "secrets");
     if (paths.length === 0) throw new UsageError("missing required flag --secrets");
     let token = ctx.args[0]!;

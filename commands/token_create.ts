@@ -15,7 +15,6 @@ import {
 } from "../lib/tokens/bootstrap_token.ts";
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import { renderObjects } from "../lib/k8s/manifest.ts";
-import { parseRfc3339 } from "../lib/go/time.ts";
 import {
   generateToken,
   newBootstrapTokenString,
@@ -25,7 +24,16 @@ import {
 } from "../lib/tokens/token.ts";
 import { renderYamlStream } from "../lib/tokens/token_yaml.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagBool, flagChoice, flagInt, flagList, flagString } from "./_flags.ts";
+import {
+  expectArgs,
+  flagBool,
+  flagInt,
+  flagList,
+  flagSet,
+  flagString,
+  flagTime,
+  outputFormat,
+} from "./_flags.ts";
 
 /** Most Secrets one run may render. */
 export const MAX_COUNT = 100_000;
@@ -35,18 +43,29 @@ function sliceFlag(values: string[]): string[] {
   return values.flatMap((v) => (v === "" ? [] : v.split(",")));
 }
 
+const FLAGS = flagSet("token create", [
+  [
+    "ttl",
+    "time to live, Go syntax (1s, 2m, 3h; default 24h); 0 = never expires.\nexpiration = --now (or the clock) + ttl, RFC 3339 UTC",
+  ],
+  "expires",
+  ["usages", "signing,authentication (default both); repeatable"],
+  [
+    "groups",
+    `extra groups (default ${NODE_BOOTSTRAP_TOKEN_GROUP});\nneed the authentication usage; must match\nsystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]; repeatable`,
+  ],
+  "description",
+  [
+    "count",
+    `render N Secrets with fresh tokens (default 1, at most ${MAX_COUNT});\nnot with TOKEN`,
+  ],
+  "string-data",
+  ["output", "yaml (default; a '---' stream) or json (one object, or a v1 List)"],
+]);
+
 export const command: Command = {
   name: "token create",
-  options: {
-    ttl: { type: "string" },
-    expires: { type: "string" },
-    usages: { type: "string", multiple: true },
-    groups: { type: "string", multiple: true },
-    description: { type: "string" },
-    count: { type: "string" },
-    "string-data": { type: "boolean" },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Render the bootstrap-token Secrets 'kubeadm token create' would create.
 
 Prints one Secret per token: name bootstrap-token-<id>, namespace kube-system,
@@ -60,24 +79,15 @@ Usage:
 Arguments:
   TOKEN   [a-z0-9]{6}.[a-z0-9]{16}; generated when absent
 
-Flags:
-  --ttl DURATION       time to live, Go syntax (1s, 2m, 3h; default 24h); 0 = never expires.
-                       expiration = --now (or the clock) + ttl, RFC 3339 UTC
-  --expires RFC3339    absolute expiry instead of --ttl (mutually exclusive)
-  --usages LIST        signing,authentication (default both); repeatable
-  --groups LIST        extra groups (default ${NODE_BOOTSTRAP_TOKEN_GROUP});
-                       need the authentication usage; must match
-                       system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]; repeatable
-  --description TEXT   human-readable description
-  --count N            render N Secrets with fresh tokens (default 1, at most ${MAX_COUNT});
-                       not with TOKEN
-  --string-data        write stringData (plain text) instead of base64 data
-  -o, --output FORMAT  yaml (default; a '---' stream) or json (one object, or a v1 List)
+${FLAGS.help}
+Output (-o json): one Secret object, or a v1 List of them, keys sorted, as
+kubectl prints it.
 
 As in kubeadm, the default group is added whenever --groups is empty, so
 '--usages signing' alone fails validation exactly as 'kubeadm token create' does.
-Errors: malformed --ttl/--expires/--count/-o exit 2; a malformed TOKEN or
-kubeadm's validation (usages, groups) exit 1 with kubeadm's text (the token
+Errors: everything here comes from the command line, so every refusal is a
+usage error (exit 2): malformed --ttl/--expires/--count/-o, and a malformed
+TOKEN or kubeadm's validation (usages, groups) with kubeadm's text (the token
 value itself is never printed in errors).
 
 ${EXIT_CODES}
@@ -94,7 +104,7 @@ Examples:
     if (tokenArg !== undefined && count > 1) {
       throw new UsageError("TOKEN cannot be combined with --count greater than 1");
     }
-    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const ttlText = flagString(ctx.flags, "ttl");
     const expiresText = flagString(ctx.flags, "expires");
     if (ttlText !== undefined && expiresText !== undefined) {
@@ -108,17 +118,12 @@ Examples:
     const description = flagString(ctx.flags, "description");
     if (description !== undefined) spec.description = description;
     if (ttlText !== undefined) spec.ttlMs = parseTtlFlag(ttlText);
-    if (expiresText !== undefined) {
-      try {
-        spec.expires = parseRfc3339(expiresText, "--expires");
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-    }
-    const given = tokenArg === undefined ? undefined : newBootstrapTokenString(tokenArg);
+    const expires = flagTime(ctx.flags, "expires");
+    if (expires !== undefined) spec.expires = expires;
+    const given = tokenArg === undefined ? undefined : tokenArgument(tokenArg);
     const full = withDefaults(spec);
     const errs = validateBootstrapToken(full);
-    if (errs.length > 0) throw new InputError(aggregateErrors(errs));
+    if (errs.length > 0) throw new UsageError(aggregateErrors(errs));
     if (full.expires && full.expires.getTime() <= ctx.now.getTime()) {
       ctx.stderr(
         `warning: --expires ${expiresText} is not after now: the token is already expired`,
@@ -143,3 +148,13 @@ Examples:
     ctx.stdout(format === "yaml" ? renderYamlStream(secrets) : renderObjects(secrets, "json"));
   },
 };
+
+/** TOKEN, with kubeadm's text; a command-line value, so malformed is a usage error. */
+function tokenArgument(text: string): Token {
+  try {
+    return newBootstrapTokenString(text);
+  } catch (e) {
+    if (e instanceof InputError) throw new UsageError(e.message);
+    throw e;
+  }
+}

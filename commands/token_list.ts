@@ -15,12 +15,19 @@ import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/tokens/token.ts";
 import { formatTokenTable, tokenOutputObject } from "../lib/tokens/token_list.ts";
 import { goJsonIndent } from "../lib/go/json.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { flagChoice } from "./_flags.ts";
+import { flagSet, outputFormat } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("token list", [
+  [
+    "output",
+    "text (default): kubeadm's table, byte for byte;\njson: one output.kubeadm.k8s.io/v1alpha3 BootstrapToken\nobject per token, concatenated, in kubeadm's field order;\nyaml: the same objects as a '---' stream, keys sorted",
+  ],
+]);
 
 export const command: Command = {
   name: "token list",
-  options: { output: { type: "string", short: "o" } },
+  options: FLAGS.options,
   help: `List bootstrap tokens from Secret manifests, as 'kubeadm token list' prints them.
 
 Reads Secrets (YAML streams, JSON objects or Lists, directories recursively,
@@ -41,11 +48,9 @@ As kubeadm's, the output shows the full tokens, secrets included.
 Usage:
   joinkit token list [FILE|DIR|-]... [-o text|json|yaml]
 
-Flags:
-  -o, --output FORMAT  text (default): kubeadm's table, byte for byte;
-                       json: one output.kubeadm.k8s.io/v1alpha3 BootstrapToken
-                       object per token, concatenated, in kubeadm's field order;
-                       yaml: the same objects as a '---' stream, keys sorted
+${FLAGS.help}
+Output (-o json): kubeadm's own shape and order (as 'kubeadm token list -o
+json' prints it: each object indented by Go's encoding/json), not sorted.
 
 ${EXIT_CODES}
 
@@ -55,7 +60,7 @@ Examples:
   joinkit token list secrets.yaml -o json | jq -r .token
 `,
   run(ctx) {
-    const format = flagChoice(ctx.flags, "output", ["text", "json", "yaml"] as const, "text");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const inputs = readInputs(ctx.args.length ? ctx.args : ["-"]);
     const byName = new Map<string, { token: ParsedBootstrapToken; source: string }>();
     let problems = 0;

@@ -197,9 +197,10 @@ Deno.test("CLI cluster-info create rejects bad --server, CA files and tokens", a
     const base = ["cluster-info", "create"];
     const cases: [string[], number, RegExp][] = [
       [
-        ["--server", "10.0.0.1:6443", "--ca", CA],
+        // HOST:PORT alone is accepted (https implied), the same --server rule everywhere.
+        ["--server", "http://10.0.0.1:6443", "--ca", CA],
         2,
-        /invalid --server "10\.0\.0\.1:6443": must start with https:\/\//,
+        /invalid --server "http:\/\/10\.0\.0\.1:6443": must start with https:\/\//,
       ],
       [
         ["--server", "https://10.0.0.1:70000", "--ca", CA],

@@ -127,7 +127,7 @@ Deno.test("CLI cluster-info verify accepts the upstream discovery testdata", asy
   }
 });
 
-Deno.test("CLI cluster-info verify fails with kubeadm's texts and exit 3, never showing the secret", async () => {
+Deno.test("CLI cluster-info verify fails with kubeadm's texts (exit 3 for the check, 2 for its flags, 1 for a FILE that is no cluster-info), never showing the secret", async () => {
   const { dir, cleanup } = tempDir();
   try {
     const file = await setup(dir);
@@ -145,14 +145,6 @@ Deno.test("CLI cluster-info verify fails with kubeadm's texts and exit 3, never 
     const broken = path.join(dir, "broken.yaml");
     fs.writeFileSync(broken, "kind: ConfigMap\ndata: [\n");
     const cases: [string[], string][] = [
-      [
-        [file, "--token", T1],
-        `error: discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue`,
-      ],
-      [
-        [file, "--token", "abcdef.0123456789ABCDEF", "--ca-cert-hash", HASH],
-        `error: discovery.bootstrapToken.token: Invalid value: "": the bootstrap token is invalid`,
-      ],
       [
         [file, "--token", "zyxwvu.0123456789abcdef", "--ca-cert-hash", HASH],
         `error: ${file}: ${PREFIX}could not find a JWS signature in the cluster-info ConfigMap for token ID "zyxwvu"`,
@@ -175,15 +167,38 @@ Deno.test("CLI cluster-info verify fails with kubeadm's texts and exit 3, never 
         ],
         `error: ${file}: ${PREFIX}cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${HASH}" are pinned`,
       ],
+    ];
+    // Issue 10's exit-code rule: the flags kubeadm validates first are usage errors (2, they
+    // were 3), and a FILE that is no cluster-info is bad input (1, it was 3).
+    const notChecks: [string[], string, number][] = [
+      [
+        [file, "--token", T1],
+        `error: discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue`,
+        2,
+      ],
+      [
+        [file, "--token", "abcdef.0123456789ABCDEF", "--ca-cert-hash", HASH],
+        `error: invalid --token: must match [a-z0-9]{6}.[a-z0-9]{16} (value not shown)`,
+        2,
+      ],
       [
         [file, "--token", T1, "--ca-cert-hash", "sha256:abc"],
-        `error: ${file}: ${PREFIX}invalid discovery token CA certificate hash: invalid hash "sha256:abc", expected a 32 byte SHA-256 hash, found 1 bytes`,
+        `error: invalid discovery token CA certificate hash: invalid hash "sha256:abc", expected a 32 byte SHA-256 hash, found 1 bytes`,
+        2,
       ],
       [
         [notCm, "--token", T1, "--ca-cert-hash", HASH],
         `error: ${notCm}: not a ConfigMap (found Secret)`,
+        1,
       ],
     ];
+    for (const [args, want, code] of notChecks) {
+      const r = await runCli(["cluster-info", "verify", ...args]);
+      assert.equal(r.code, code, args.join(" ") + ": " + r.stderr);
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr, want + "\n");
+      assert.ok(!r.stderr.includes("0123456789"), "secret leaked");
+    }
     for (const [args, want] of cases) {
       const r = await runCli(["cluster-info", "verify", ...args]);
       assert.equal(r.code, 3, args.join(" ") + ": " + r.stderr);
@@ -200,7 +215,7 @@ Deno.test("CLI cluster-info verify fails with kubeadm's texts and exit 3, never 
       "--ca-cert-hash",
       HASH,
     ]);
-    assert.equal(b.code, 3);
+    assert.equal(b.code, 1); // a FILE that does not parse is bad input (issue 10; it was 3)
     assert.match(b.stderr, /broken\.yaml: document 1 is not valid YAML/);
     const missing = await runCli([
       "cluster-info",

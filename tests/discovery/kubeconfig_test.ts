@@ -422,7 +422,8 @@ Deno.test("CLI kubeconfig bootstrap --cluster-info takes server and CA from a ve
       "--token",
       token,
     ]);
-    assert.equal(noPin.code, 3, noPin.stderr);
+    // A flag rule, so a usage error (issue 10; it was 3).
+    assert.equal(noPin.code, 2, noPin.stderr);
     assert.equal(noPin.stdout, "");
     assert.equal(
       noPin.stderr,

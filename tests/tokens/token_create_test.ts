@@ -344,34 +344,36 @@ Deno.test("CLI token create --count makes distinct tokens, only inside the Secre
 });
 
 Deno.test("CLI token create rejects bad input with kubeadm's texts and no secret", async () => {
+  // Everything token create validates comes from its command line: exit 2 (issue 10; was 1
+  // for TOKEN, usages and groups).
   const cases: [string[], number, string][] = [
     [
       ["ABCDEF.0123456789abcdef"],
-      1,
+      2,
       String
         .raw`error: the bootstrap token was not of the form "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z"`,
     ],
     [
       ["abcdef.0123456789abcdeF"],
-      1,
+      2,
       String
         .raw`error: the bootstrap token was not of the form "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z"`,
     ],
-    [["abc.0123456789abcdef"], 1, "error: the bootstrap token was not of the form"],
+    [["abc.0123456789abcdef"], 2, "error: the bootstrap token was not of the form"],
     [
       ["--groups", "foo"],
-      1,
+      2,
       String
         .raw`error: bootstrapTokens.0.groups: Invalid value: []string{"foo"}: bootstrap group "foo" is invalid (must match \Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z)`,
     ],
     [
       ["--usages", "signing"],
-      1,
+      2,
       'error: bootstrapTokens.0.groups: Invalid value: []string{"system:bootstrappers:kubeadm:default-node-token"}: token groups cannot be specified unless --usages includes "authentication"',
     ],
     [
       ["--usages", "signing,foo"],
-      1,
+      2,
       'error: [bootstrapTokens.0.usages: Invalid value: []string{"signing", "foo"}: invalid bootstrap token usage string: foo, valid usage options: signing,authentication, bootstrapTokens.0.groups: Invalid value: []string{"system:bootstrappers:kubeadm:default-node-token"}: token groups cannot be specified unless --usages includes "authentication"]',
     ],
     [["--ttl=-1h"], 2, 'error: invalid argument "-1h" for "--ttl" flag: must not be negative'],
