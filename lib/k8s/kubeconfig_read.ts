@@ -18,6 +18,7 @@
 
 import { isScalar, parseAllDocuments, visit } from "yaml";
 import { isObject } from "../base/object.ts";
+import { goQuote } from "../go/quote.ts";
 import { InputError } from "../base/errors.ts";
 
 /** One cluster entry of a loaded kubeconfig. */
@@ -457,8 +458,8 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
   const kind = meta.kind || "Config";
   if (group !== "" || version !== "v1" || kind !== "Config") {
     throw new KubeconfigLoadError(
-      `no kind ${JSON.stringify(kind)} is registered for version ${
-        JSON.stringify(group ? `${group}/${version}` : version)
+      `no kind ${goQuote(kind)} is registered for version ${
+        goQuote(group ? `${group}/${version}` : version)
       } in scheme "k8s.io/client-go/tools/clientcmd/api/latest/latest.go"`,
     );
   }

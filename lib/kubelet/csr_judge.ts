@@ -33,6 +33,7 @@ import {
   validateCsrCreate,
 } from "./csr_validation.ts";
 import { oneLine } from "../base/errors.ts";
+import { goQuote } from "../go/quote.ts";
 import { formatKey } from "../pki/pkix_key.ts";
 import { formatName } from "../pki/pkix_name.ts";
 import { BUILTIN_SIGNERS, defaultUsages, guessSigner, signerValidator } from "./signer.ts";
@@ -195,7 +196,7 @@ export function judgeSubmission(s: Submission, o: JudgeOptions = {}): Judgement 
   if (s.certificate) return refuse("state", "csr already has a certificate");
   if (!BUILTIN_SIGNERS.includes(s.signerName)) {
     // NewCSRSigningController's refusal: kube-controller-manager has no such signer.
-    return refuse("signer", `unrecognized signerName: ${JSON.stringify(s.signerName)}`);
+    return refuse("signer", `unrecognized signerName: ${goQuote(s.signerName)}`);
   }
   const refusal = signerValidator(s.signerName)(csr, s.usages);
   if (refusal) {

@@ -9,12 +9,14 @@
  */
 
 import { Buffer } from "node:buffer";
+import { goQuote } from "../go/quote.ts";
 import { parseCertificate } from "../pki/cert_info.ts";
 import { readTlv } from "../pki/der.ts";
 import { LEGACY_UNKNOWN_SIGNER } from "./approver.ts";
 import { ALLOWED_USAGES } from "../pki/usages.ts";
 
-const q = (s: string) => JSON.stringify(s);
+// apimachinery's field errors print string values with %q.
+const q = goQuote;
 
 /** `<field>: Invalid value: <v>: <msg>`. */
 export function invalid(field: string, value: string | number, msg: string): string {

@@ -25,6 +25,7 @@ import type { Cert } from "../pki/cert_info.ts";
 import type { Csr } from "./csr.ts";
 import { checkSignature } from "../pki/x509_signature.ts";
 import { CheckError, InputError } from "../base/errors.ts";
+import { goQuote } from "../go/quote.ts";
 import { cryptoRandom, type RandomBytes } from "../base/random.ts";
 import { AsnConvert } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
@@ -70,7 +71,7 @@ export function signerValidator(signerName: string): Validator {
     case LEGACY_UNKNOWN_SIGNER:
       return () => undefined;
     default:
-      throw new CheckError(`unrecognized signerName: ${JSON.stringify(signerName)}`);
+      throw new CheckError(`unrecognized signerName: ${goQuote(signerName)}`);
   }
 }
 

@@ -50,7 +50,7 @@ export const DEFAULT_TTL_MS = 24 * 3_600_000;
  */
 export function parseTtlFlag(text: string): number {
   const invalid = (why: string) =>
-    new UsageError(`invalid argument ${JSON.stringify(text)} for "--ttl" flag: ${why}`);
+    new UsageError(`invalid argument ${goQuote(text)} for "--ttl" flag: ${why}`);
   let ms: number;
   try {
     ms = parseDuration(text);
