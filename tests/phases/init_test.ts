@@ -322,7 +322,12 @@ Deno.test("CLI init rejects bad input", async () => {
       2,
       /invalid argument "soon" for "--ttl" flag/,
     ],
-    [["--server", SERVER, "--ca", CA, "--token", T1, "--token", T1], 2, /given twice/],
+    // The vocabulary's --token: one ID with two secrets is refused (the same token twice is one).
+    [
+      ["--server", SERVER, "--ca", CA, "--token", T1, "--token", "abcdef.zzzzzzzzzzzzzzzz"],
+      2,
+      /given twice with different secrets/,
+    ],
     // Flags are judged before --ca is read: a usage error wins over a missing file.
     [["--server", SERVER, "--ca", "missing.crt", "--ttl", "soon"], 2, /for "--ttl" flag/],
   ];
