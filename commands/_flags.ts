@@ -396,15 +396,14 @@ export function flagTime(flags: Flags, name: string): Date | undefined {
 /**
  * The clock a command judges at: `--now` (already parsed by the dispatcher
  * into `ctx.now`), or an old name of it this command accepts (`cert verify
- * --at`). Both given is a usage error.
+ * --at`), which wins over `--now` as it always did, so old scripts keep
+ * their meaning.
  */
 export function clockFlag(ctx: Context): Date {
   const old = namesOf("now").slice(1).filter((n) => ctx.flags[n] !== undefined);
   if (old.length === 0) return ctx.now;
-  if (ctx.flags.now !== undefined) {
-    throw new UsageError(`--now and --${old[0]} are the same flag: give one`);
-  }
-  return parseTimeFlag(String(flagString(ctx.flags, "now")), old[0]!);
+  const v = ctx.flags[old[0]!];
+  return parseTimeFlag(String(Array.isArray(v) ? v[v.length - 1] : v), old[0]!);
 }
 
 /** One `--token` value, parsed at the edge; malformed or repeated is a usage error. */

@@ -27,10 +27,10 @@ const DEFAULT_TTL = "87600h";
 const FLAGS = flagSet("ca create", [
   ["out-dir", "directory for ca.crt and ca.key (required; created 0700 with missing parents)"],
   ["cn", "subject common name (default kubernetes)"],
-  ["key-type", `${KEY_TYPES.join("|")} (default ${DEFAULT_KEY_TYPE}, as kubeadm)`],
+  ["key-type", `${KEY_TYPES.join("|")}\n(default ${DEFAULT_KEY_TYPE}, as kubeadm)`],
   [
     "ttl",
-    `CA lifetime counted from now, Go duration (default ${DEFAULT_TTL}, 10 years, as kubeadm)`,
+    `CA lifetime from now, Go duration\n(default ${DEFAULT_TTL}, 10 years, as kubeadm)`,
   ],
   ["force", "overwrite existing ca.crt / ca.key"],
   ["output", "json or yaml: print what was made (default: print nothing)"],

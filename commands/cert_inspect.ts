@@ -13,12 +13,14 @@ import { extractCertificates } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice } from "./_flags.ts";
+import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("cert inspect", [["output", "text (default), json or yaml"]]);
 
 export const command: Command = {
   name: "cert inspect",
-  options: { output: { type: "string", short: "o" } },
+  options: FLAGS.options,
   help: `Show certificates and their expiry.
 
 For each certificate in each FILE (PEM bundles, DER, combined cert+key files,
@@ -33,10 +35,15 @@ output is an expiry table in the spirit of 'kubeadm certs check-expiration':
 leaf certificates first, then certificate authorities.
 
 Usage:
-  joinkit cert inspect FILE|DIR... [-o text|json]
+  joinkit cert inspect FILE|DIR... [-o text|json|yaml]
 
-Flags:
-  -o, --output FORMAT   text (default) or json
+${FLAGS.help}
+Output (-o json): an array with one object per certificate: file, index
+(position in the file, from 0), subject, issuer, serial, serialHex,
+notBefore, notAfter, timeLeft, expired, dnsNames, ipAddresses,
+emailAddresses, uris, keyUsage, extKeyUsage, key, keyType, keyBits, isCA,
+signatureAlgorithm, subjectKeyId, authorityKeyId and spkiPin. Keys sorted;
+-o yaml is the same array.
 
 Times are judged at the global --now (default: the system time).
 
@@ -48,7 +55,7 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "FILE|DIR");
-    const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const entries: { file: string; label: string; index: number; cert: Cert }[] = [];
     let table = false;
     for (const arg of ctx.args) {
@@ -77,14 +84,13 @@ Examples:
     if (entries.length === 0) {
       throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
     }
-    if (format === "json") {
-      const { toJson } = await import("../lib/k8s/manifest.ts");
+    if (format !== "text") {
       const rows = entries.map((e) => ({
         file: e.file,
         index: e.index,
         ...summarize(e.cert, ctx.now),
       }));
-      ctx.stdout(toJson(rows));
+      ctx.stdout(await renderData(rows, format));
       return;
     }
     if (table) {

@@ -13,29 +13,39 @@ import { InputError, UsageError } from "../lib/base/errors.ts";
 import { decodePem } from "../lib/pki/pem.ts";
 import { signerValidator } from "../lib/kubelet/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagString, requireString } from "./_flags.ts";
+import {
+  clockFlag,
+  expectArgs,
+  flagSet,
+  flagString,
+  outputFormat,
+  renderData,
+  requireString,
+} from "./_flags.ts";
 import { type Input, readInput, readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("cert verify", [
+  ["ca", "trusted CA certificate(s): PEM bundle, DER or kubeconfig (required)"],
+  "signer-name",
+  ["node", "expected node name"],
+  "key",
+  ["now", ""],
+  ["output", "text (default), json or yaml"],
+]);
 
 export const command: Command = {
   name: "cert verify",
-  options: {
-    ca: { type: "string" },
-    "signer-name": { type: "string" },
-    node: { type: "string" },
-    key: { type: "string" },
-    at: { type: "string" },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Check issued certificates as their users would.
 
 For each CERT (PEM, DER, the kubelet's combined cert+key file such as
 kubelet-client-current.pem, or a kubeconfig with embedded client certificates;
 directories are read recursively):
-  chain     Go's x509.Verify at --at: a chain to a CA in --ca through the
+  chain     Go's x509.Verify at --now: a chain to a CA in --ca through the
             intermediates in the same file (every candidate tried; validity,
             path length, name constraints, key usage, EKU nesting; SHA-1 and
             MD5 refused); a failure is reported with Go's error text
-  validity  NotBefore <= --at <= NotAfter
+  validity  NotBefore <= --now <= NotAfter
   ca-flag   the certificate is not a CA
   eku       ClientAuth (client signers) or ServerAuth (kubelet-serving), checked
             over the chain as Go's x509.Verify does
@@ -49,15 +59,17 @@ lifetime after NotBefore (client-go's certificate manager).
 
 Usage:
   joinkit cert verify CERT... --ca CA.crt [--signer-name NAME] [--node NAME] [--key KEY]
-                      [--at RFC3339] [-o text|json]
+                      [--now RFC3339] [-o text|json|yaml]
 
-Flags:
-  --ca FILE             trusted CA certificate(s): PEM bundle, DER or kubeconfig
-  --signer-name NAME    the signer whose rules apply
-  --node NAME           expected node name
-  --key FILE            private key that must match (PEM)
-  --at RFC3339          when to judge validity (default: --now, else the system time)
-  -o, --output FORMAT   text (default) or json
+${FLAGS.help}
+Certificates are judged at the global --now (default: the system time);
+--at RFC3339, its old name here, still works (given with --now, --at wins,
+as it did).
+
+Output (-o json): one report object per certificate (an array when there are
+several): source, subject, checks [{check, ok, detail}], rotation {start,
+end, due} and ok. Keys sorted; -o yaml is the same data. The report is
+printed when a check fails too (exit 3).
 
 Exit code 3 when any check fails for any certificate.
 
@@ -81,13 +93,8 @@ Examples:
     }
     const node = flagString(ctx.flags, "node");
     const keyPath = flagString(ctx.flags, "key");
-    const atText = flagString(ctx.flags, "at");
-    let at = ctx.now;
-    if (atText !== undefined) {
-      const { parseRfc3339 } = await import("../lib/go/time.ts");
-      at = parseRfc3339(atText, "--at");
-    }
-    const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
+    const at = clockFlag(ctx);
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
 
     const caIn = readInput(caPath);
     const { extractCertificates } = await import("../lib/pki/certsource.ts");
@@ -110,9 +117,8 @@ Examples:
         at,
       })
     );
-    if (format === "json") {
-      const { toJson } = await import("../lib/k8s/manifest.ts");
-      ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));
+    if (format !== "text") {
+      ctx.stdout(await renderData(reports.length === 1 ? reports[0] : reports, format));
     } else {
       const out: string[] = [];
       for (const r of reports) {

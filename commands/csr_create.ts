@@ -17,24 +17,43 @@ import { renderObjects } from "../lib/k8s/manifest.ts";
 import { parseIp } from "../lib/pki/pkix.ts";
 import { kubeletUsages } from "../lib/pki/usages.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagBool, flagChoice, flagInt, flagList, requireString } from "./_flags.ts";
+import {
+  expectArgs,
+  flagBool,
+  flagChoice,
+  flagDuration,
+  flagInt,
+  flagList,
+  flagSet,
+  outputFormat,
+  requireOutDir,
+  requireString,
+} from "./_flags.ts";
 import { ensureDir, writeFilesAtomic } from "./_io.ts";
 
 const KEY_TYPES = ["ecdsa-p256", "ecdsa-p384", "rsa-2048", "ed25519"] as const;
 
+/** The most spec.expirationSeconds can hold (an int32). */
+const MAX_EXPIRATION_SECONDS = 2147483647;
+
+const FLAGS = flagSet("csr create", [
+  ["node", "node name; the CN becomes system:node:NAME (required)"],
+  ["out-dir", "where the key and CSR PEM files go (required; created 0700)"],
+  "serving",
+  ["dns", "DNS SAN (serving only; repeatable)"],
+  ["ip", "IP SAN (serving only; repeatable)"],
+  ["key-type", `${KEY_TYPES.join("|")} (default ecdsa-p256, the kubelet's)`],
+  [
+    "ttl",
+    "requested lifetime: spec.expirationSeconds, whole seconds, at least 10m\n(default unset: the signer's)",
+  ],
+  ["force", "overwrite existing files"],
+  ["output", "yaml (default) or json"],
+]);
+
 export const command: Command = {
   name: "csr create",
-  options: {
-    node: { type: "string" },
-    serving: { type: "boolean" },
-    dns: { type: "string", multiple: true },
-    ip: { type: "string", multiple: true },
-    "key-type": { type: "string" },
-    "expiration-seconds": { type: "string" },
-    "out-dir": { type: "string" },
-    force: { type: "boolean" },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Make what the kubelet makes when it asks for a certificate.
 
 Generates a private key and a PKCS#10 CSR with O=system:nodes and
@@ -55,18 +74,14 @@ never printed, and never overwritten without --force.
 
 Usage:
   joinkit csr create --node NAME --out-dir DIR [--serving] [--dns NAME]... [--ip ADDR]...
-                     [--key-type TYPE] [--expiration-seconds N] [--force] [-o yaml|json]
+                     [--key-type TYPE] [--ttl DURATION] [--force] [-o yaml|json]
 
-Flags:
-  --node NAME               node name; the CN becomes system:node:NAME (required)
-  --out-dir DIR             where the key and CSR PEM files go (required)
-  --serving                 a kubelet serving CSR instead of a client CSR
-  --dns NAME                DNS SAN (serving only; repeatable)
-  --ip ADDR                 IP SAN (serving only; repeatable)
-  --key-type TYPE           ${KEY_TYPES.join("|")} (default ecdsa-p256, the kubelet's)
-  --expiration-seconds N    spec.expirationSeconds (at least 600; default unset)
-  --force                   overwrite existing files
-  -o, --output FORMAT       yaml (default) or json
+${FLAGS.help}
+--expiration-seconds N, the old name of --ttl here, still takes a number of
+seconds.
+
+Output (-o json): the CertificateSigningRequest object, keys sorted, as
+kubectl prints it.
 
 ${EXIT_CODES}
 
@@ -83,7 +98,7 @@ Examples:
         `--node must be a node name (lower-case DNS-1123 subdomain), got ${JSON.stringify(node)}`,
       );
     }
-    const outDir = requireString(ctx.flags, "out-dir");
+    const outDir = requireOutDir(ctx.flags);
     const serving = flagBool(ctx.flags, "serving");
     const dns = flagList(ctx.flags, "dns");
     const ips = flagList(ctx.flags, "ip");
@@ -102,11 +117,8 @@ Examples:
       }
     }
     const keyType = flagChoice(ctx.flags, "key-type", KEY_TYPES, "ecdsa-p256") as KeyType;
-    const expRaw = ctx.flags["expiration-seconds"];
-    const expirationSeconds = expRaw === undefined
-      ? undefined
-      : flagInt(ctx.flags, "expiration-seconds", 0, 600, 2147483647);
-    const format = flagChoice(ctx.flags, "output", ["yaml", "json"] as const, "yaml");
+    const expirationSeconds = expirationFlag(ctx.flags);
+    const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const force = flagBool(ctx.flags, "force");
 
     const pair = await generateKeyPair(keyType);
@@ -141,3 +153,22 @@ Examples:
     ctx.stderr(`wrote ${keyPath} (0600) and ${csrPath}`);
   },
 };
+
+/** `--ttl` as spec.expirationSeconds, or the old `--expiration-seconds N`. */
+function expirationFlag(flags: Parameters<typeof flagInt>[0]): number | undefined {
+  if (flags["expiration-seconds"] !== undefined) {
+    if (flags.ttl !== undefined) {
+      throw new UsageError("--ttl and --expiration-seconds are the same flag: give one");
+    }
+    return flagInt(flags, "expiration-seconds", 0, 600, MAX_EXPIRATION_SECONDS);
+  }
+  const ms = flagDuration(flags, "ttl", 600_000);
+  if (ms === undefined) return undefined;
+  if (ms % 1000 !== 0 || ms / 1000 > MAX_EXPIRATION_SECONDS) {
+    throw new UsageError(
+      `invalid argument ${JSON.stringify(String(flags.ttl))} for "--ttl" flag: ` +
+        `must be whole seconds, at most ${MAX_EXPIRATION_SECONDS}s`,
+    );
+  }
+  return ms / 1000;
+}

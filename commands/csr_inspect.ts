@@ -10,17 +10,22 @@ import { readCsrObject } from "../lib/kubelet/csr_object.ts";
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import { pemRequests, submissionOf } from "../lib/kubelet/sign_batch.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagChoice, flagList, flagString } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, flagString, outputFormat, renderData } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
+
+const FLAGS = flagSet("csr inspect", [
+  "requester",
+  [
+    "signer-name",
+    "as for 'csr sign': PEM CSRs: the signer; objects: only this\nsigner's CSRs",
+  ],
+  ["usages", "as for 'csr sign': PEM CSRs: the usage strings"],
+  ["output", "text (default), json or yaml"],
+]);
 
 export const command: Command = {
   name: "csr inspect",
-  options: {
-    requester: { type: "string" },
-    "signer-name": { type: "string" },
-    usages: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-  },
+  options: FLAGS.options,
   help: `Show CSRs and judge them as the cluster would.
 
 FILE holds PEM CSRs ("CERTIFICATE REQUEST" blocks) or CertificateSigningRequest
@@ -47,18 +52,19 @@ Weak keys (RSA < 2048, ECDSA < P-256: client-go refuses them) are flagged.
 
 Usage:
   joinkit csr inspect FILE... [--requester USER] [--signer-name NAME] [--usages U,...]
-                      [-o text|json]
+                      [-o text|json|yaml]
 
-Flags:
-  --requester USER     the user who posts the CSR (spec.username), for the approver
-  --signer-name NAME   as for 'csr sign': PEM CSRs: the signer; objects: only this
-                       signer's CSRs
-  --usages U,...       as for 'csr sign': PEM CSRs: the usage strings
-  -o, --output FORMAT  text (default) or json
+${FLAGS.help}
+Output (-o json): one report object per CSR (an array when there are
+several): source, subject, SANs (dnsNames, ipAddresses, emailAddresses,
+uris), key, signature fields, for objects name, signerName, usages,
+expirationSeconds and status, then apiErrors, admission, signer, approver and
+verdict {outcome, stage, reason}. Keys sorted; -o yaml is the same data.
 
-Exit code 3 when 'csr sign' would refuse a CSR (the API server would reject
-it, the signer would refuse it, it is Denied, Failed or already issued, or no
-built-in signer signs its signerName).
+Exit code 3, with one stderr line per refused CSR, when 'csr sign' would
+refuse a CSR (the API server would reject it, the signer would refuse it, it
+is Denied, Failed or already issued, or no built-in signer signs its
+signerName).
 
 ${EXIT_CODES}
 
@@ -71,7 +77,7 @@ Examples:
     const requester = flagString(ctx.flags, "requester");
     const signerName = flagString(ctx.flags, "signer-name");
     const usages = flagList(ctx.flags, "usages", true).map((u) => u.trim()).filter(Boolean);
-    const format = flagChoice(ctx.flags, "output", ["text", "json"] as const, "text");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const reports: CsrReport[] = [];
     for (const input of readInputs(ctx.args)) {
       if (input.text.includes("-----BEGIN")) {
@@ -106,12 +112,13 @@ Examples:
         );
       }
     }
-    if (format === "json") {
-      const { toJson } = await import("../lib/k8s/manifest.ts");
-      ctx.stdout(toJson(reports.length === 1 ? reports[0] : reports));
+    if (format !== "text") {
+      ctx.stdout(await renderData(reports.length === 1 ? reports[0] : reports, format));
     } else {
       ctx.stdout(reports.map(renderText).join("\n"));
     }
+    // The report is on stdout; each refusal is also one stderr line, as 'csr sign' says it.
+    for (const r of reports) if (r.rejected) ctx.stderr(`error: ${r.source}: ${r.verdict.reason}`);
     return reports.some((r) => r.rejected) ? 3 : 0;
   },
 };

@@ -4,7 +4,6 @@
  * @module
  */
 
-import { parseDuration } from "../lib/go/duration.ts";
 import { InputError, JoinkitError, UsageError } from "../lib/base/errors.ts";
 import type { KubeObject } from "../lib/k8s/manifest.ts";
 import {
@@ -20,25 +19,49 @@ import {
   signerValidator,
 } from "../lib/kubelet/signer.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagBool, flagChoice, flagList, flagString, requireString } from "./_flags.ts";
-import { readInput, writeFilesAtomic } from "./_io.ts";
+import {
+  expectArgs,
+  flagBool,
+  flagDuration,
+  flagList,
+  flagOut,
+  flagSet,
+  flagString,
+  outputFormat,
+  requireString,
+} from "./_flags.ts";
+import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+
+const FLAGS = flagSet("csr sign", [
+  ["ca", "the signing CA certificate (PEM) (required)"],
+  ["ca-key", "its private key (PEM: PKCS#1, SEC 1 or PKCS#8; not encrypted) (required)"],
+  [
+    "signer-name",
+    "PEM CSRs: the signer (default: guessed from the content as\nkubelet client or serving); objects: only sign this signer's CSRs",
+  ],
+  ["usages", "PEM CSRs: usage strings (default: the kubelet's for the key type)"],
+  [
+    "ttl",
+    "the signer's --cluster-signing-duration, Go duration (default 8760h)",
+  ],
+  "approve",
+  [
+    "output",
+    "pem (default for PEM input), yaml or json (default for objects:\nthe input's format)",
+  ],
+  [
+    "out",
+    "write the output to FILE instead of stdout (atomically; missing\ndirectories created 0700)",
+  ],
+  ["force", "overwrite --out"],
+]);
 
 /** CSRs in flight at once: WebCrypto signs and verifies off the main thread meanwhile. */
 const BATCH = 32;
 
 export const command: Command = {
   name: "csr sign",
-  options: {
-    ca: { type: "string" },
-    "ca-key": { type: "string" },
-    "signer-name": { type: "string" },
-    usages: { type: "string", multiple: true },
-    duration: { type: "string" },
-    approve: { type: "boolean" },
-    output: { type: "string", short: "o" },
-    out: { type: "string" },
-    force: { type: "boolean" },
-  },
+  options: FLAGS.options,
   help: `Sign CSRs offline exactly as kube-controller-manager's csrsigning controllers do.
 
 FILE holds PEM CSRs, or CertificateSigningRequest objects (YAML stream, JSON,
@@ -58,7 +81,7 @@ Each refusal is one stderr line with upstream's reason, and exit code 3.
 A bare PEM CSR is judged as an object with generateName csr-, the signer and
 usages below.
 Then, as the signer:
-  - lifetime = min(--duration, spec.expirationSeconds), never below 10 minutes;
+  - lifetime = min(--ttl, spec.expirationSeconds), never below 10 minutes;
     NotBefore = now-5m; NotAfter = now+lifetime (lifetime < 8h) or
     now+lifetime-5m; cut at the CA's NotAfter; an expired CA refuses;
   - random 128-bit serial; key usage and EKUs from the usage strings; subject
@@ -73,22 +96,14 @@ unchanged otherwise. Unapproved objects are signed with a warning.
 
 Usage:
   joinkit csr sign FILE --ca CA.crt --ca-key CA.key [--signer-name NAME] [--usages U,...]
-                   [--duration 8760h] [--approve] [-o pem|yaml|json] [--out FILE] [--force]
+                   [--ttl 8760h] [--approve] [-o pem|yaml|json] [--out FILE] [--force]
 
-Flags:
-  --ca FILE            the signing CA certificate (PEM)
-  --ca-key FILE        its private key (PEM: PKCS#1, SEC 1 or PKCS#8; not encrypted)
-  --signer-name NAME   PEM CSRs: the signer (default: guessed from the content as
-                       kubelet client or serving); objects: only sign this signer's CSRs
-  --usages U,...       PEM CSRs: usage strings (default: the kubelet's for the key type)
-  --duration D         --cluster-signing-duration (default 8760h)
-  --approve            add the Approved condition to objects that lack it
-  -o, --output FORMAT  pem (default for PEM input), yaml or json (default for objects:
-                       the input's format)
-  --out FILE           write the output to FILE instead of stdout
-  --force              overwrite --out
-
+${FLAGS.help}
 The clock is the global --now (default: the system time).
+
+Output (-o json): the signed objects with status.certificate set, keys
+sorted, as kubectl prints them (one object, a v1 List for several, or the
+input's List); -o pem: the certificates.
 
 ${EXIT_CODES}
 
@@ -102,13 +117,19 @@ Examples:
     const keyPath = requireString(ctx.flags, "ca-key");
     const signerFlag = flagString(ctx.flags, "signer-name");
     const usagesFlag = flagList(ctx.flags, "usages", true).map((u) => u.trim()).filter(Boolean);
-    const durText = flagString(ctx.flags, "duration") ?? "8760h";
-    const ttl = durText === "8760h" ? DEFAULT_SIGNING_DURATION_MS : parseDuration(durText);
-    if (!(ttl > 0)) throw new UsageError(`--duration must be positive, got ${durText}`);
+    const ttl = flagDuration(ctx.flags, "ttl", 1000) ?? DEFAULT_SIGNING_DURATION_MS;
     const approve = flagBool(ctx.flags, "approve");
-    const outFile = flagString(ctx.flags, "out");
+    const outFile = flagOut(ctx.flags);
     const force = flagBool(ctx.flags, "force");
-    if (signerFlag !== undefined) signerValidator(signerFlag);
+    if (signerFlag !== undefined) {
+      try {
+        signerValidator(signerFlag);
+      } catch (e) {
+        throw new UsageError(`--signer-name: ${(e as Error).message}`);
+      }
+    }
+    // Checked before any file is read: a malformed flag value is a usage error first.
+    outputFormat(ctx.flags, ["pem", "yaml", "json"] as const, "pem");
 
     const input = readInput(ctx.args[0]!);
     const caIn = readInput(caPath);
@@ -123,8 +144,10 @@ Examples:
       usages: usagesFlag,
     };
     const emit = (text: string) => {
-      if (outFile) writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);
-      else ctx.stdout(text);
+      if (outFile) {
+        ensureParentDir(outFile);
+        writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);
+      } else ctx.stdout(text);
     };
     let code = 0;
     const report = (e: JoinkitError) => {
@@ -133,7 +156,7 @@ Examples:
     };
 
     if (input.text.includes("-----BEGIN")) {
-      flagChoice(ctx.flags, "output", ["pem"] as const, "pem");
+      outputFormat(ctx.flags, ["pem"] as const, "pem");
       const requests = pemRequests(input.text, input.name);
       if (requests.length === 1) {
         emit(await signPemCsr(requests[0]!, input.name, opts));
@@ -159,9 +182,8 @@ Examples:
     }
     const trimmed = input.text.trimStart();
     const inputJson = trimmed.startsWith("{") || trimmed.startsWith("[");
-    const format = flagChoice(
+    const format = outputFormat(
       ctx.flags,
-      "output",
       ["yaml", "json", "pem"] as const,
       inputJson ? "json" : "yaml",
     );
