@@ -624,8 +624,13 @@ Deno.test({
       // inspect keeps its report on stdout, exits 3 and carries the same reason as sign.
       const inspect = await runCli(["csr", "inspect", ...files, "-o", "json"]);
       assert.equal(inspect.code, 3);
-      assert.equal(inspect.stderr, "");
       const reports = JSON.parse(inspect.stdout);
+      // One stderr line per refused CSR, with the report's reason (issue 10: it was silent).
+      assert.deepEqual(
+        inspect.stderr.split("\n").filter(Boolean),
+        (reports as { rejected: boolean; source: string; verdict: { reason: string } }[])
+          .filter((r) => r.rejected).map((r) => `error: ${r.source}: ${r.verdict.reason}`),
+      );
       const text = await runCli(["csr", "inspect", ...files]);
       assert.equal(text.code, 3);
       const sections = text.stdout.split(/\n(?=\/)/);
