@@ -118,7 +118,7 @@ function buildDeno(entry: string, out: string): string | undefined {
   return undefined;
 }
 
-/** Command modules main.ts names that do not exist (yet): they become stubs. */
+/** Command modules cli.ts names that do not exist (yet): they become stubs. */
 function missingStubPlugin(missing: string[]) {
   return {
     name: "missing-command-stub",

@@ -29,9 +29,9 @@ done
 
 HASH=$(sed -n 's/.*--discovery-token-ca-cert-hash \(sha256:[0-9a-f]*\).*/\1/p' "$OUT/bootstrap/join-command.txt")
 echo
-echo "\$ joinkit cluster-info verify \$OUT/bootstrap/bootstrap-token.yaml --token $TOKEN --ca-cert-hash $HASH"
+echo "\$ joinkit cluster-info verify \$OUT/bootstrap/bootstrap-token.yaml --token $TOKEN --discovery-token-ca-cert-hash $HASH"
 joinkit cluster-info verify "$OUT/bootstrap/bootstrap-token.yaml" --token "$TOKEN" \
-  --ca-cert-hash "$HASH" >"$OUT/discovered.conf"
+  --discovery-token-ca-cert-hash "$HASH" >"$OUT/discovered.conf"
 if cmp -s "$OUT/discovered.conf" "$OUT/bootstrap/bootstrap-kubelet.conf"; then
   echo "discovery output is byte-identical to bootstrap-kubelet.conf"
 else
@@ -42,7 +42,7 @@ fi
 echo
 echo "\$ joinkit cluster-info verify ... --token abcdef.0000000000000000 (wrong secret)"
 if joinkit cluster-info verify "$OUT/bootstrap/bootstrap-token.yaml" \
-  --token abcdef.0000000000000000 --ca-cert-hash "$HASH" >/dev/null; then
+  --token abcdef.0000000000000000 --discovery-token-ca-cert-hash "$HASH" >/dev/null; then
   echo "unexpected: a wrong token verified" >&2
   exit 1
 else
