@@ -12,7 +12,6 @@ import { goJsonIndent } from "../../lib/go/json.ts";
 import { renderObjects } from "../../lib/k8s/manifest.ts";
 import { runCli, tempDir } from "../_cli.ts";
 
-const S = 1000, M = 60 * S, H = 60 * M;
 
 function tok(
   id: string,
