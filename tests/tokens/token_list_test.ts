@@ -12,7 +12,6 @@ import { goJsonIndent } from "../../lib/go/json.ts";
 import { renderObjects } from "../../lib/k8s/manifest.ts";
 import { runCli, tempDir } from "../_cli.ts";
 
-
 function tok(
   id: string,
   secret: string,
