@@ -447,6 +447,16 @@ func judgePEM(r *Request) interface{} {
 	}
 	ans := run(pem.Decode)
 	ans["model125"] = run(decode125)
+	// For --go123-plain's classifier: what the blocks hold (e.g. a negative pathLen).
+	var facts Facts
+	for rest := data; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		scanDER(b.Bytes, &facts)
+	}
+	ans["facts"] = &facts
 	return ans
 }
 
