@@ -169,8 +169,9 @@ export async function checkSignature(s: Signed, key: KeyInfo): Promise<string | 
   return "x509: Ed25519 verification failure";
 }
 
+// No MD2: Go's signatureAlgorithmDetails has no md2WithRSAEncryption entry, so Go reads that
+// OID as UnknownSignatureAlgorithm (found by the oracle, csr-3-6106).
 const GO_SIG: Record<string, string> = {
-  "1.2.840.113549.1.1.2": "MD2-RSA",
   "1.2.840.113549.1.1.4": "MD5-RSA",
   "1.2.840.113549.1.1.5": "SHA1-RSA",
   "1.3.14.3.2.29": "SHA1-RSA",

@@ -52,6 +52,16 @@ Deno.test("parseCsrDer() oracle reproducers fail with Go's text", () => {
   }
 });
 
+Deno.test("parseCertificate() and parseCsrDer() read md2WithRSAEncryption as Go's unknown algorithm", () => {
+  // Go prints UnknownSignatureAlgorithm as "0"; joinkit's name for it is "".
+  const cert = verdicts("cert/cert-md2-sigalg.verdicts.json").go125;
+  assert.equal(cert.fields.sigAlg, "0");
+  assert.equal(parseCertificate(fixture("cert/cert-md2-sigalg.der")).signatureAlgorithm, "");
+  const csr = verdicts("csr/csr-3-6106.verdicts.json").go125;
+  assert.equal(csr.fields.sigAlg, "0");
+  assert.equal(parseCsrDer(fixture("csr/csr-3-6106.der")).signatureAlgorithm, "");
+});
+
 Deno.test("parseCertificate() quotes a non-ASCII name constraint with Go's byte-level %q", () => {
   for (const name of ["cert-1-744", "cert-1-8740"]) {
     const go = verdicts(`cert/${name}.verdicts.json`).go;
