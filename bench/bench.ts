@@ -1,13 +1,17 @@
 /**
  * joinkit's benchmark: start-up of `deno run` and of the built binary against
- * a hello-world run the same way, and throughput against openssl. Builds what
- * it needs (dist/joinkit when missing or older than the sources, and a
- * hello-world binary), generates its inputs in a temporary directory, times
- * every run with performance.now() and prints ONE Markdown table, also written
- * to bench/RESULTS.md with the date and `nproc`.
+ * a hello-world run the same way, throughput against openssl, and fleet
+ * operations against the Go anchor (bench/anchor: an in-process loop over Go's
+ * crypto/x509, what kube-controller-manager and kube-apiserver run). Builds what
+ * it needs (dist/joinkit when missing or older than the sources, a hello-world
+ * binary, and the Go anchor into .tmp/bench/ when Go is installed), generates
+ * its inputs in a temporary directory, times every run with performance.now()
+ * and GNU time (user+sys CPU, peak RSS) and prints ONE Markdown table, also
+ * written to bench/RESULTS.md with the date, `nproc` and the load average.
  *
- * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--n 1000] [--no-write]
- * (a smaller --n or --runs is for trying the bench out; RESULTS.md is for the defaults)
+ * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--n 1000]
+ *        [--fleet 1000,10000] [--tokens 100000] [--no-write]
+ * (smaller numbers are for trying the bench out; RESULTS.md is for the defaults)
  *
  * Cases whose command does not exist yet print "n/a (command missing)".
  *
@@ -33,6 +37,8 @@ const { values: opts } = parseArgs({
     "loop-runs": { type: "string", default: "3" },
     "no-write": { type: "boolean", default: false },
     n: { type: "string", default: "1000" },
+    fleet: { type: "string", default: "1000,10000" },
+    tokens: { type: "string", default: "100000" },
   },
 });
 /** CSRs and certificates per throughput case (tokens: 10×). */
@@ -40,6 +46,10 @@ const N_CERTS = Math.max(1, Number(opts.n));
 const N_TOKENS = 10 * N_CERTS;
 const RUNS = Math.max(3, Number(opts.runs));
 const LOOP_RUNS = Math.max(1, Number(opts["loop-runs"]));
+/** Objects per Go-anchor case: the slope is taken between the first and the last. */
+const FLEET = opts.fleet.split(",").map(Number).filter((n) => n > 0).sort((a, b) => a - b);
+/** Tokens for the `token create`/`token list` budget rows. */
+const BIG_TOKENS = Math.max(1, Number(opts.tokens));
 
 function note(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -68,21 +78,26 @@ interface Run {
   scale?: number;
 }
 
-/** GNU time, when present, adds each run's CPU time (user + sys, children included). */
+/**
+ * GNU time, when present, adds each run's CPU time (user + sys, children
+ * included) and its peak RSS (%M: the largest resident set of the process or of
+ * any one child, in KiB).
+ */
 const GNU_TIME = fs.existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 const CPU_FILE = path.join(os.tmpdir(), `joinkit-bench-cpu-${process.pid}`);
 
-/** One timed run: wall and (with GNU time) CPU milliseconds. */
+/** One timed run: wall and (with GNU time) CPU milliseconds and peak RSS in KiB. */
 interface Timing {
   wall: number;
   cpu: number | undefined;
+  rss: number | undefined;
 }
 
 /** Runs once and times it, or throws with the exit code and stderr. */
 function timeOnce(run: Run): Timing {
   const stdin = run.stdin ? fs.openSync(run.stdin, "r") : "ignore";
   const devnull = fs.openSync("/dev/null", "w");
-  const argv = GNU_TIME ? [GNU_TIME, "-f", "%U %S", "-o", CPU_FILE, ...run.argv] : run.argv;
+  const argv = GNU_TIME ? [GNU_TIME, "-f", "%U %S %M", "-o", CPU_FILE, ...run.argv] : run.argv;
   try {
     const t0 = performance.now();
     const r = spawnSync(argv[0]!, argv.slice(1), {
@@ -97,11 +112,14 @@ function timeOnce(run: Run): Timing {
       throw new Error(`exit ${r.status}: ${err.slice(0, 120)}`);
     }
     let cpu: number | undefined;
+    let rss: number | undefined;
     if (GNU_TIME) {
-      const [u, s] = fs.readFileSync(CPU_FILE, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+      const [u, s, m] = fs.readFileSync(CPU_FILE, "utf8").trim().split(/\s+/).slice(-3)
+        .map(Number);
       cpu = ((u ?? NaN) + (s ?? NaN)) * 1000 * (run.scale ?? 1);
+      rss = m;
     }
-    return { wall, cpu };
+    return { wall, cpu, rss };
   } finally {
     if (typeof stdin === "number") fs.closeSync(stdin);
     fs.closeSync(devnull);
@@ -114,17 +132,20 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Medians of several runs. */
+/** Medians of several runs (peak RSS: the largest of them). */
 interface Medians {
   wall: number;
   cpu: number | undefined;
+  rss: number | undefined;
 }
 
 function medians(ts: Timing[]): Medians {
   const cpus = ts.map((t) => t.cpu).filter((c): c is number => c !== undefined && !isNaN(c));
+  const rsss = ts.map((t) => t.rss).filter((c): c is number => c !== undefined && !isNaN(c));
   return {
     wall: median(ts.map((t) => t.wall)),
     cpu: cpus.length === ts.length ? median(cpus) : undefined,
+    rss: rsss.length === ts.length ? Math.max(...rsss) : undefined,
   };
 }
 
@@ -290,9 +311,12 @@ function ensureBinaries(): BuildInfo {
 
 interface Row {
   name: string;
-  median: string;
+  wall: string;
+  cpu: string;
+  rss: string;
   baseline: string;
-  baseMedian: string;
+  baseWall: string;
+  baseCpu: string;
   ratio: string;
   cpuRatio: string;
   target: string;
@@ -301,18 +325,41 @@ interface Row {
 
 const rows: Row[] = [];
 
+const EMPTY = {
+  wall: "",
+  cpu: "",
+  rss: "",
+  baseWall: "",
+  baseCpu: "",
+  ratio: "",
+  cpuRatio: "",
+};
+
 function ms(x: number): string {
   return x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`;
 }
 
+function maybeMs(x: number | undefined): string {
+  return x === undefined ? "" : ms(x);
+}
+
+function mib(kib: number | undefined): string {
+  return kib === undefined ? "" : `${Math.round(kib / 1024)} MiB`;
+}
+
+/** Which median a target judges: wall time, or CPU time (user+sys) when GNU time gave it. */
+type Judge = "wall" | "cpu";
+
+function judged(m: Medians, judge: Judge): number {
+  return judge === "cpu" && m.cpu !== undefined ? m.cpu : m.wall;
+}
+
 function missingRow(name: string, baseline: string, target: string, missing: string[]): void {
   rows.push({
+    ...EMPTY,
     name,
-    median: "n/a (command missing)",
+    wall: "n/a (command missing)",
     baseline,
-    baseMedian: "",
-    ratio: "",
-    cpuRatio: "",
     target,
     met: `n/a (${missing.join(", ")} missing)`,
   });
@@ -321,19 +368,24 @@ function missingRow(name: string, baseline: string, target: string, missing: str
 function failRow(name: string, baseline: string, target: string, e: unknown): void {
   const why = e instanceof Error ? e.message : String(e);
   note(`${name}: ${why}`);
+  // Exit 1 is an InputError: joinkit refused the input (e.g. a size cap), say so with its message.
+  const refused = why.startsWith("exit 1:");
   rows.push({
+    ...EMPTY,
     name,
-    median: `failed: ${why.slice(0, 60).replaceAll("|", "\\|")}`,
+    wall: refused
+      ? `refused: ${why.slice(8, 160).replaceAll("|", "\\|")}`
+      : `failed: ${why.slice(0, 60).replaceAll("|", "\\|")}`,
     baseline,
-    baseMedian: "",
-    ratio: "",
-    cpuRatio: "",
     target,
     met: "no",
   });
 }
 
-/** A case timed against a baseline; target is the highest ratio allowed. */
+/**
+ * A case timed against a baseline; target is the highest ratio allowed of the
+ * `judge` medians. Returns the medians (joinkit, baseline) when both ran.
+ */
 function ratioCase(
   name: string,
   needs: string[],
@@ -344,52 +396,204 @@ function ratioCase(
   target: string,
   runs: number,
   baseRuns = runs,
-): void {
+  judge: Judge = "wall",
+): [Medians, Medians] | undefined {
   const missing = needs.filter((n) => !haveCommand(n));
-  if (missing.length) return missingRow(name, baselineName, target, missing);
+  if (missing.length) {
+    missingRow(name, baselineName, target, missing);
+    return undefined;
+  }
   try {
     const [a, b] = timePair(run(), baseline, runs, baseRuns);
-    const ratio = a.wall / b!.wall;
+    const ratio = judged(a, judge) / judged(b!, judge);
     rows.push({
       name,
-      median: ms(a.wall),
+      wall: ms(a.wall),
+      cpu: maybeMs(a.cpu),
+      rss: mib(a.rss),
       baseline: baselineName,
-      baseMedian: ms(b!.wall),
-      ratio: ratio.toFixed(2) + "×",
+      baseWall: ms(b!.wall),
+      baseCpu: maybeMs(b!.cpu),
+      ratio: (a.wall / b!.wall).toFixed(2) + "×",
       cpuRatio: a.cpu !== undefined && b!.cpu ? (a.cpu / b!.cpu).toFixed(2) + "×" : "",
       target,
       met: maxRatio === Infinity ? "—" : ratio <= maxRatio ? "yes" : "**no**",
     });
+    return [a, b!];
   } catch (e) {
     failRow(name, baselineName, target, e);
+    return undefined;
   }
 }
 
-/** A case with an absolute time budget. */
-function budgetCase(name: string, needs: string[], run: () => Run, budgetMs: number): void {
-  const target = `< ${ms(budgetMs)}`;
+/** A case with an absolute time budget on its `judge` median. */
+function budgetCase(
+  name: string,
+  needs: string[],
+  run: () => Run,
+  budgetMs: number,
+  judge: Judge = "wall",
+): void {
+  const target = `${judge === "cpu" ? "CPU " : ""}< ${ms(budgetMs)}`;
   const missing = needs.filter((n) => !haveCommand(n));
   if (missing.length) return missingRow(name, "—", target, missing);
   try {
     const [a] = timePair(run(), undefined, LOOP_RUNS);
     rows.push({
+      ...EMPTY,
       name,
-      median: ms(a.wall),
+      wall: ms(a.wall),
+      cpu: maybeMs(a.cpu),
+      rss: mib(a.rss),
       baseline: "—",
-      baseMedian: "",
-      ratio: "",
-      cpuRatio: a.cpu !== undefined ? `cpu ${ms(a.cpu)}` : "",
       target,
-      met: a.wall < budgetMs ? "yes" : "**no**",
+      met: judged(a, judge) < budgetMs ? "yes" : "**no**",
     });
   } catch (e) {
     failRow(name, "—", target, e);
   }
 }
 
+// --------------------------------------------------------------- Go anchor
+
+/** Go's toolchain: the oracle's Go 1.23 first, then `go` on PATH. */
+function findGo(): string | undefined {
+  for (const go of ["/usr/lib/go-1.23/bin/go", "go"]) {
+    const r = spawnSync(go, ["version"], { encoding: "utf8" });
+    if (r.status === 0) return go;
+  }
+  return undefined;
+}
+
+/**
+ * Builds bench/anchor (a copy of ../shared/anchors/go-x509, standard library
+ * only, so no network) into .tmp/bench/go-x509. Returns the binary and Go's
+ * version, or why it could not.
+ */
+function buildAnchor(): { bin: string; version: string } | { skipped: string } {
+  const go = findGo();
+  if (!go) {
+    return {
+      skipped: "Go-anchor rows skipped: no Go toolchain " +
+        "(install one, e.g. `apt-get install -y golang-go`, and re-run)",
+    };
+  }
+  const bin = path.join(ROOT, ".tmp", "bench", "go-x509");
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  const r = spawnSync(go, ["build", "-o", bin, "."], {
+    cwd: path.join(ROOT, "bench", "anchor"),
+    encoding: "utf8",
+    env: { ...process.env, GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" },
+  });
+  if (r.status !== 0) {
+    return { skipped: `Go-anchor rows skipped: ${go} build failed: ${r.stderr.trim()}` };
+  }
+  const version = execFileSync(go, ["version"], { encoding: "utf8" }).trim()
+    .replace(/^go version /, "");
+  note(`built: ${path.relative(ROOT, bin)} with ${version}`);
+  return { bin, version };
+}
+
+/**
+ * Same inputs for both sides: the anchor generates an ECDSA P-256 CA and N
+ * kubelet-client CSRs (a kubectl-shaped List and PEM) and signs them into
+ * certs.pem, the certificates both sides verify and inspect.
+ */
+function makeFleet(anchor: string, n: number, dir: string): void {
+  const t0 = performance.now();
+  execFileSync(anchor, ["gen", String(n), dir], { stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(anchor, ["sign", dir], { stdio: ["ignore", "ignore", "inherit"] });
+  note(`fleet: CA + ${n} CSRs + ${n} certs (Go anchor) in ${ms(performance.now() - t0)}`);
+}
+
+/**
+ * joinkit's binary against the Go anchor, whole processes on the same inputs,
+ * judged on CPU time: each case at every fleet size (the largest is the
+ * target), then the CPU cost of each further object between the smallest and
+ * the largest (start-up cancels out of the slope).
+ */
+function goCases(anchor: string, work: string): void {
+  const dirs = new Map<number, string>();
+  for (const n of FLEET) {
+    const dir = path.join(work, `fleet-${n}`);
+    makeFleet(anchor, n, dir);
+    dirs.set(n, dir);
+  }
+  const f = (dir: string, name: string) => path.join(dir, name);
+  const cases: [string, string, (d: string) => string[], string][] = [
+    ["csr sign", "CSRs (a List, --approve -o yaml)", (d) => [
+      "csr",
+      "sign",
+      f(d, "csrs.yaml"),
+      "--ca",
+      f(d, "ca.crt"),
+      "--ca-key",
+      f(d, "ca.key"),
+      "--approve",
+      "-o",
+      "yaml",
+    ], "sign"],
+    ["cert verify", "certs", (d) => [
+      "cert",
+      "verify",
+      f(d, "certs.pem"),
+      "--ca",
+      f(d, "ca.crt"),
+    ], "verify"],
+    ["cert inspect", "certs", (d) => ["cert", "inspect", f(d, "certs.pem")], "inspect"],
+  ];
+  const largest = FLEET.at(-1)!;
+  for (const [command, what, args, sub] of cases) {
+    const got = new Map<number, [Medians, Medians]>();
+    for (const n of FLEET) {
+      const dir = dirs.get(n)!;
+      const r = ratioCase(
+        `binary: ${command}, ${n} ${what}`,
+        [command],
+        () => ({ argv: [BIN, ...args(dir)], cwd: work }),
+        `Go anchor: go-x509 ${sub}`,
+        { argv: [anchor, sub, dir], cwd: work },
+        n === largest ? 2 : Infinity,
+        n === largest ? "CPU ≤ 2×" : "none (reference)",
+        LOOP_RUNS,
+        LOOP_RUNS,
+        "cpu",
+      );
+      if (r) got.set(n, r);
+    }
+    const small = FLEET[0]!;
+    const lo = got.get(small);
+    const hi = got.get(largest);
+    if (small === largest || !lo || !hi) continue;
+    // Microseconds of CPU (wall without GNU time) per object between the two sizes.
+    const slope = (a: Medians, b: Medians) =>
+      (judged(b, "cpu") - judged(a, "cpu")) * 1000 / (largest - small);
+    const jk = slope(lo[0], hi[0]);
+    const go = slope(lo[1], hi[1]);
+    rows.push({
+      ...EMPTY,
+      name: `binary: ${command}, CPU per further object (${small}→${largest})`,
+      cpu: `${jk.toFixed(0)} µs`,
+      baseline: "Go anchor, same slope",
+      baseCpu: `${go.toFixed(0)} µs`,
+      cpuRatio: go > 0 ? `${(jk / go).toFixed(2)}×` : "",
+      target: "≤ 2×",
+      met: go > 0 && jk / go <= 2 ? "yes" : "**no**",
+    });
+  }
+}
+
+/** The 1, 5 and 15 minute load averages (the machine may be shared). */
+function loadavg(): string {
+  return os.loadavg().map((x) => x.toFixed(2)).join(" ");
+}
+
 async function main(): Promise<void> {
   const tBench = performance.now();
+  const loadStart = loadavg();
   const info = ensureBinaries();
+  const anchor = buildAnchor();
+  if ("skipped" in anchor) note(anchor.skipped);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-bench-"));
   try {
     await makeInputs(work);
@@ -469,8 +673,33 @@ async function main(): Promise<void> {
         );
         return { argv: jk(["cluster-info", "sign", info, "--secrets", secrets]), cwd: work };
       },
-      1000,
+      500,
+      "cpu",
     );
+    budgetCase(
+      `binary: token create --count ${BIG_TOKENS}`,
+      ["token create"],
+      () => ({ argv: jk(["token", "create", "--count", String(BIG_TOKENS)]), cwd: work }),
+      2000,
+      "cpu",
+    );
+    budgetCase(
+      `binary: token list, ${BIG_TOKENS} token Secrets (token create's output)`,
+      ["token list", "token create"],
+      () => {
+        const secrets = path.join(work, `secrets-${BIG_TOKENS}.yaml`);
+        execFileSync(BIN, ["token", "create", "--count", String(BIG_TOKENS)], {
+          cwd: work,
+          stdio: [...to(secrets)],
+        });
+        return { argv: jk(["token", "list", secrets]), cwd: work };
+      },
+      2000,
+      "cpu",
+    );
+
+    // Fleet operations against Go's crypto/x509 in one process (issue 13's yardstick).
+    if ("bin" in anchor) goCases(anchor.bin, work);
 
     // openssl spawns once per file: time the loop over a sample and scale it
     // (its cost is linear in the files), to keep the bench within minutes.
@@ -562,16 +791,19 @@ async function main(): Promise<void> {
   const nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
   const size = fs.statSync(BIN).size;
   const header = [
-    "| case | median (wall) | baseline | baseline median | ratio | target | met? | CPU ratio |",
-    "| --- | ---: | --- | ---: | ---: | --- | --- | ---: |",
+    "| case | wall | CPU | peak RSS | baseline | baseline wall | baseline CPU | wall ratio | " +
+    "CPU ratio | target | met? |",
+    "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- |",
   ];
   const table = header.concat(
     rows.map((r) =>
-      `| ${r.name} | ${r.median} | ${r.baseline} | ${r.baseMedian} | ${r.ratio} | ${r.target} | ${r.met} | ${r.cpuRatio} |`
+      `| ${r.name} | ${r.wall} | ${r.cpu} | ${r.rss} | ${r.baseline} | ${r.baseWall} | ` +
+      `${r.baseCpu} | ${r.ratio} | ${r.cpuRatio} | ${r.target} | ${r.met} |`
     ),
   ).join("\n");
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
-  const meta = `${new Date().toISOString().slice(0, 16)}Z, nproc ${nproc}, load ${load}, ` +
+  const load = loadavg();
+  const meta = `${new Date().toISOString().slice(0, 16)}Z, nproc ${nproc}, ` +
+    `load ${loadStart} at the start, ${load} at the end, ` +
     `deno ${Deno.version.deno}, binary: ${
       info.route === "sea"
         ? `Node ${execFileSync("node", ["--version"], { encoding: "utf8" }).trim()} SEA${
@@ -581,8 +813,12 @@ async function main(): Promise<void> {
     } ` +
     `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
     `throughput of ${LOOP_RUNS}, openssl loops once (interleaved, after a warm-up); ` +
-    `"met?" judges wall-time medians; "CPU ratio" compares median user+sys CPU time ` +
-    `(GNU time), which a loaded machine disturbs less`;
+    `"met?" judges wall-time medians unless the target says CPU (median user+sys CPU time of ` +
+    `the whole process, GNU time, which a loaded machine disturbs less); peak RSS is the ` +
+    `largest over the runs; ` +
+    ("bin" in anchor
+      ? `Go anchor: bench/anchor built with ${anchor.version}, inputs generated by it`
+      : anchor.skipped);
   process.stdout.write(table + "\n");
   note(meta);
   note(`took ${ms(performance.now() - tBench)}`);
