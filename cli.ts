@@ -22,6 +22,17 @@ import {
   UsageError,
 } from "./lib/base/errors.ts";
 import { VERSION } from "./lib/base/version.ts";
+import {
+  type CommandEntry,
+  COMMANDS,
+  GLOBAL_FLAGS,
+  type GlobalFlag,
+  groupCommands,
+  GROUPS,
+  topWords,
+} from "./commands/_table.ts";
+
+const BY_NAME = new Map(COMMANDS.map((e) => [e.name, e]));
 
 /** What {@link run} talks to: the process's streams and environment, or a test's. */
 export interface Io {
@@ -43,183 +54,6 @@ export interface Io {
    * tests tell a `JoinkitError` (a refusal) from anything else (a crash).
    */
   onError?(error: unknown): void;
-}
-
-/** One entry of the command table. */
-export interface CommandEntry {
-  /** The words that select it: `token generate`, `init`. */
-  name: string;
-  /** The group word it sits under (`token`), absent for a one-word command. */
-  group?: string;
-  /** One line for the command lists. */
-  summary: string;
-  /** Loads its module: only the command that runs is loaded. */
-  load: () => Promise<{ command: Command }>;
-}
-
-/** The command groups, with the line `joinkit --help` and completions show for each. */
-export const GROUPS: Readonly<Record<string, string>> = {
-  token: "Bootstrap tokens: generate, Secrets, list, check, auth-file",
-  ca: "The cluster CA and its discovery pin",
-  "cluster-info": "The kube-public/cluster-info ConfigMap and its signatures",
-  kubeconfig: "The kubelet's bootstrap kubeconfig",
-  csr: "Kubelet certificate signing requests",
-  cert: "Issued certificates: verify and inspect",
-};
-
-// The import specifiers stay literal so deno and esbuild see each command file.
-/** Every command, in the order help lists them. */
-export const COMMANDS: readonly CommandEntry[] = [
-  {
-    name: "token generate",
-    group: "token",
-    summary: "Print new random bootstrap tokens",
-    load: () => import("./commands/token_generate.ts"),
-  },
-  {
-    name: "token create",
-    group: "token",
-    summary: "Render bootstrap-token Secrets as kubeadm creates them",
-    load: () => import("./commands/token_create.ts"),
-  },
-  {
-    name: "token list",
-    group: "token",
-    summary: "List bootstrap tokens from Secret manifests, as kubeadm token list",
-    load: () => import("./commands/token_list.ts"),
-  },
-  {
-    name: "token check",
-    group: "token",
-    summary: "Judge a bearer token as kube-apiserver's bootstrap authenticator does",
-    load: () => import("./commands/token_check.ts"),
-  },
-  {
-    name: "token auth-file",
-    group: "token",
-    summary: "Print a --token-auth-file line with a fresh token",
-    load: () => import("./commands/token_auth_file.ts"),
-  },
-  {
-    name: "ca create",
-    group: "ca",
-    summary: "Create a cluster CA like kubeadm's ca.crt/ca.key",
-    load: () => import("./commands/ca_create.ts"),
-  },
-  {
-    name: "ca hash",
-    group: "ca",
-    summary: "Print the sha256:<hex> SPKI pin of each CA certificate",
-    load: () => import("./commands/ca_hash.ts"),
-  },
-  {
-    name: "ca pin-check",
-    group: "ca",
-    summary: "Check CA certificates against --discovery-token-ca-cert-hash pins",
-    load: () => import("./commands/ca_pin_check.ts"),
-  },
-  {
-    name: "cluster-info create",
-    group: "cluster-info",
-    summary: "Render the kube-public/cluster-info ConfigMap with its JWS signatures",
-    load: () => import("./commands/cluster_info_create.ts"),
-  },
-  {
-    name: "cluster-info sign",
-    group: "cluster-info",
-    summary: "Update a cluster-info's signatures as the bootstrapsigner controller does",
-    load: () => import("./commands/cluster_info_sign.ts"),
-  },
-  {
-    name: "cluster-info verify",
-    group: "cluster-info",
-    summary: "Verify a cluster-info offline as kubeadm join's token discovery does",
-    load: () => import("./commands/cluster_info_verify.ts"),
-  },
-  {
-    name: "kubeconfig bootstrap",
-    group: "kubeconfig",
-    summary: "Write the kubelet's bootstrap kubeconfig (bootstrap-kubelet.conf)",
-    load: () => import("./commands/kubeconfig_bootstrap.ts"),
-  },
-  {
-    name: "join-command",
-    summary: "Print the kubeadm join command line",
-    load: () => import("./commands/join_command.ts"),
-  },
-  {
-    name: "rbac",
-    summary: "Render the RBAC objects kubeadm's bootstrap-token phase creates",
-    load: () => import("./commands/rbac.ts"),
-  },
-  {
-    name: "init",
-    summary: "Render the whole bootstrap-token phase: Secrets, RBAC, cluster-info, kubeconfig",
-    load: () => import("./commands/init.ts"),
-  },
-  {
-    name: "csr create",
-    group: "csr",
-    summary: "Make a kubelet key, PKCS#10 CSR and CertificateSigningRequest object",
-    load: () => import("./commands/csr_create.ts"),
-  },
-  {
-    name: "csr inspect",
-    group: "csr",
-    summary: "Show and judge CSRs as the API server, signers and approver would",
-    load: () => import("./commands/csr_inspect.ts"),
-  },
-  {
-    name: "csr sign",
-    group: "csr",
-    summary: "Sign CSRs offline as kube-controller-manager's signers do",
-    load: () => import("./commands/csr_sign.ts"),
-  },
-  {
-    name: "cert verify",
-    group: "cert",
-    summary: "Check an issued certificate against its CA, signer rules, node and key",
-    load: () => import("./commands/cert_verify.ts"),
-  },
-  {
-    name: "cert inspect",
-    group: "cert",
-    summary: "Show certificates and their expiry, from files, bundles or a pki/ directory",
-    load: () => import("./commands/cert_inspect.ts"),
-  },
-  {
-    name: "completion",
-    summary: "Print a shell completion script (bash, zsh, fish)",
-    load: () => import("./commands/completion.ts"),
-  },
-];
-
-/** A flag every command accepts, before or after the command words. */
-export interface GlobalFlag {
-  name: string;
-  short?: string;
-  /** The value's syntax, for flags that take one. */
-  value?: string;
-  help: string;
-}
-
-/** The global flags. */
-export const GLOBAL_FLAGS: readonly GlobalFlag[] = [
-  { name: "now", value: "RFC3339", help: "fix the clock for every time-dependent output" },
-  { name: "help", short: "h", help: "show help (also: joinkit help <command>)" },
-  { name: "version", short: "V", help: "print the version" },
-];
-
-const BY_NAME = new Map(COMMANDS.map((e) => [e.name, e]));
-
-/** The words that may come first: each group once, then the one-word commands, in table order. */
-export function topWords(): string[] {
-  return [...new Set(COMMANDS.map((e) => e.group ?? e.name))];
-}
-
-/** The commands of `group`, in table order. */
-export function groupCommands(group: string): CommandEntry[] {
-  return COMMANDS.filter((e) => e.group === group);
 }
 
 function commandList(entries: readonly CommandEntry[]): string {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { COMMANDS, GLOBAL_FLAGS, GROUPS, topWords } from "../cli.ts";
+import { COMMANDS, GLOBAL_FLAGS, GROUPS, topWords } from "./_table.ts";
 import { VERSION } from "../lib/base/version.ts";
 import { type Command, EXIT_CODES, type Options } from "./_command.ts";
 import * as flagModule from "./_flags.ts";

@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, runInProcess, tempDir } from "../_cli.ts";
-import { COMMANDS, GLOBAL_FLAGS, groupCommands, GROUPS, topWords } from "../../cli.ts";
+import { COMMANDS, GLOBAL_FLAGS, groupCommands, GROUPS, topWords } from "../../commands/_table.ts";
 import { completionFlags } from "../../commands/completion.ts";
 
 const NOW = "2026-11-22T00:00:00Z";

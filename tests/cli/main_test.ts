@@ -3,19 +3,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, runInProcess, tempDir } from "../_cli.ts";
 import { VERSION } from "../../lib/base/version.ts";
-import {
-  COMMANDS,
-  editDistance,
-  GLOBAL_FLAGS,
-  globalHelp,
-  groupCommands,
-  GROUPS,
-  type Io,
-  reportInternalError,
-  run,
-  suggest,
-  topWords,
-} from "../../cli.ts";
+import { editDistance, globalHelp, type Io, reportInternalError, run, suggest } from "../../cli.ts";
+import { COMMANDS, GLOBAL_FLAGS, groupCommands, GROUPS, topWords } from "../../commands/_table.ts";
 
 const NOW = "2026-11-22T00:00:00Z";
 const TOKEN = "abcdef.0123456789abcdef";
