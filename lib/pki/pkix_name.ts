@@ -1,6 +1,6 @@
 /**
  * Distinguished names as Go's `crypto/x509/pkix.Name` reads and writes them,
- * on top of `@peculiar/x509`'s `Name` (its ASN.1 `Name` does the DER work).
+ * on the strict DER reader (reading) and `@peculiar/asn1-x509`'s ASN.1 `Name` (writing).
  *
  * @module
  */
@@ -10,7 +10,6 @@ import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { DerCursor, latin1, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
-import { x509 } from "./x509.ts";
 
 /** Attribute-type OIDs Go's `pkix.Name` knows, with their short names. */
 export const NAME_OIDS = {
@@ -67,70 +66,6 @@ export function emptyName(): Name {
     commonName: "",
     rdns: [],
   };
-}
-
-/** The text of a string attribute value; `undefined` for a non-string one. */
-function attributeText(v: asn1X509.AttributeValue): string | undefined {
-  if (v.anyValue) return undefined;
-  const s = v.ia5String ?? v.utf8String ?? v.printableString ?? v.teletexString ??
-    v.bmpString ?? v.universalString;
-  return s ?? "";
-}
-
-/**
- * Reads a name (an `x509.Name` or a parsed ASN.1 `Name`) as Go's
- * `FillFromRDNSequence` does; a non-string value shows as `#` + DER hex.
- */
-export function nameFromX509(name: x509.Name | asn1X509.Name): Name {
-  const asn = name instanceof x509.Name
-    ? AsnConvert.parse(name.toArrayBuffer(), asn1X509.Name)
-    : name;
-  const out = emptyName();
-  for (const rdn of asn) {
-    const set: { oid: string; value: string }[] = [];
-    for (const atv of rdn) {
-      const value = attributeText(atv.value);
-      if (value === undefined) {
-        set.push({
-          oid: atv.type,
-          value: "#" + Buffer.from(atv.value.anyValue!).toString("hex"),
-        });
-        continue;
-      }
-      set.push({ oid: atv.type, value });
-      switch (atv.type) {
-        case NAME_OIDS.commonName:
-          out.commonName = value;
-          break;
-        case NAME_OIDS.serialNumber:
-          out.serialNumber = value;
-          break;
-        case NAME_OIDS.country:
-          out.country.push(value);
-          break;
-        case NAME_OIDS.locality:
-          out.locality.push(value);
-          break;
-        case NAME_OIDS.province:
-          out.province.push(value);
-          break;
-        case NAME_OIDS.streetAddress:
-          out.streetAddress.push(value);
-          break;
-        case NAME_OIDS.postalCode:
-          out.postalCode.push(value);
-          break;
-        case NAME_OIDS.organization:
-          out.organization.push(value);
-          break;
-        case NAME_OIDS.organizationalUnit:
-          out.organizationalUnit.push(value);
-          break;
-      }
-    }
-    out.rdns.push(set);
-  }
-  return out;
 }
 
 /** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
