@@ -13,7 +13,7 @@
  */
 
 import { parseArgs } from "node:util";
-import type { Command, Context, Flags, Options } from "./commands/_command.ts";
+import type { Context, Flags, Options } from "./commands/_command.ts";
 import {
   diagnosticLine,
   ExitCode,
