@@ -84,6 +84,80 @@ export function validateDiscoveryFlags(
   return errs.length ? aggregateErrors(errs) : undefined;
 }
 
+/** What {@link pinnedClusterOf} established about a cluster-info kubeconfig. */
+export interface PinnedCluster {
+  /** The loaded kubeconfig. */
+  parsed: ParsedKubeconfig;
+  /** The cluster `GetClusterFromKubeConfig` chooses. */
+  chosen: ChosenCluster;
+  /** Its CA data as `ParseCertsPEM` loads it; empty without pins. */
+  caCerts: Cert[];
+  /** Index in {@link caCerts} of the first pinned certificate, or -1 without pins. */
+  pinnedIndex: number;
+}
+
+/**
+ * The part of token discovery after the signature: `data.kubeconfig` loads
+ * (`clientcmd.Load`), a cluster is chosen (`GetClusterFromKubeConfig`) and,
+ * with pins, the CA of every cluster parses (`ParseCertsPEM`) and holds a
+ * pinned key (`CheckAny`). `fail` wraps each failure (kubeadm's texts follow
+ * it). Shared by {@link verifyClusterInfo} and the discovery file.
+ */
+export function pinnedClusterOf(
+  kubeconfig: string,
+  pins: PinSet,
+  fail: (why: string) => JoinkitError,
+): PinnedCluster {
+  let parsed: ParsedKubeconfig;
+  try {
+    parsed = loadKubeconfig(kubeconfig);
+  } catch (e) {
+    if (!(e instanceof JoinkitError)) throw e;
+    throw fail(`couldn't parse the kubeconfig file in the cluster-info ConfigMap: ${e.message}`);
+  }
+  let chosen: ChosenCluster;
+  try {
+    chosen = getClusterFromKubeConfig(parsed);
+  } catch (e) {
+    if (!(e instanceof JoinkitError)) throw e;
+    throw fail(`malformed kubeconfig in the cluster-info ConfigMap: ${e.message}`);
+  }
+
+  // validateClusterCA. kubeadm pin-checks the CA of "the last cluster of the
+  // map loop": with several clusters Go's map order makes that any of them,
+  // and not necessarily the one chosen above, whose server and CA the node
+  // then uses. joinkit checks the chosen cluster first, then every other
+  // cluster: it accepts only what kubeadm accepts whichever cluster its loop
+  // lands on, and what it outputs (the chosen cluster) is always pinned.
+  let caCerts: Cert[] = [];
+  let pinnedIndex = -1;
+  if (!pins.isEmpty()) {
+    const others = parsed.clusters.filter((c) => c !== chosen.cluster);
+    for (const cluster of [chosen.cluster, ...others]) {
+      let certs: Cert[];
+      try {
+        certs = parseCertsPem(cluster.caData, parseCertificate);
+      } catch (e) {
+        if (!(e instanceof JoinkitError)) throw e;
+        throw fail(`failed to parse cluster CA from the cluster-info ConfigMap: ${e.message}`);
+      }
+      let index: number;
+      try {
+        index = pins.checkAny(certs.map((c) => c.der));
+      } catch (e) {
+        if (!(e instanceof JoinkitError)) throw e;
+        throw fail(`cluster CA found in cluster-info ConfigMap is invalid: ${e.message}`);
+      }
+      if (cluster === chosen.cluster) {
+        caCerts = certs;
+        pinnedIndex = index;
+      }
+    }
+  }
+
+  return { parsed, chosen, caCerts, pinnedIndex };
+}
+
 /**
  * Runs token discovery over a cluster-info's `data`, in kubeadm's order:
  * flag validation; pins parsed; JWS key for the token ID present
@@ -145,52 +219,7 @@ export function verifyClusterInfo(opts: DiscoveryOptions): DiscoveryResult {
     );
   }
 
-  let parsed: ParsedKubeconfig;
-  try {
-    parsed = loadKubeconfig(kubeconfig);
-  } catch (e) {
-    if (!(e instanceof JoinkitError)) throw e;
-    throw fail(`couldn't parse the kubeconfig file in the cluster-info ConfigMap: ${e.message}`);
-  }
-  let chosen: ChosenCluster;
-  try {
-    chosen = getClusterFromKubeConfig(parsed);
-  } catch (e) {
-    if (!(e instanceof JoinkitError)) throw e;
-    throw fail(`malformed kubeconfig in the cluster-info ConfigMap: ${e.message}`);
-  }
-
-  // validateClusterCA. kubeadm pin-checks the CA of "the last cluster of the
-  // map loop": with several clusters Go's map order makes that any of them,
-  // and not necessarily the one chosen above, whose server and CA the node
-  // then uses. joinkit checks the chosen cluster first, then every other
-  // cluster: it accepts only what kubeadm accepts whichever cluster its loop
-  // lands on, and what it outputs (the chosen cluster) is always pinned.
-  let caCerts: Cert[] = [];
-  let pinnedIndex = -1;
-  if (!pins.isEmpty()) {
-    const others = parsed.clusters.filter((c) => c !== chosen.cluster);
-    for (const cluster of [chosen.cluster, ...others]) {
-      let certs: Cert[];
-      try {
-        certs = parseCertsPem(cluster.caData, parseCertificate);
-      } catch (e) {
-        if (!(e instanceof JoinkitError)) throw e;
-        throw fail(`failed to parse cluster CA from the cluster-info ConfigMap: ${e.message}`);
-      }
-      let index: number;
-      try {
-        index = pins.checkAny(certs.map((c) => c.der));
-      } catch (e) {
-        if (!(e instanceof JoinkitError)) throw e;
-        throw fail(`cluster CA found in cluster-info ConfigMap is invalid: ${e.message}`);
-      }
-      if (cluster === chosen.cluster) {
-        caCerts = certs;
-        pinnedIndex = index;
-      }
-    }
-  }
+  const { chosen, caCerts, pinnedIndex } = pinnedClusterOf(kubeconfig, pins, fail);
 
   const cluster = chosen.cluster;
   return {
