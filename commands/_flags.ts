@@ -66,11 +66,13 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
       "KEY",
       "the key from 'kubeadm init phase upload-certs --upload-certs' (64 hex)",
     ),
+    def("cert-dir", "DIR", "the kubelet's --cert-dir on the node (absolute)"),
     def("cluster-info", "FILE", "a cluster-info ConfigMap"),
     def("cluster-name", "NAME", "cluster name"),
     def("cn", "NAME", "subject common name"),
     def("control-plane", undefined, "join as a control-plane node"),
     def("count", "N", "how many"),
+    def("credentials", "FORM", "how a kubeconfig carries the client credentials: embedded|file"),
     def("description", "TEXT", "human-readable description"),
     def(
       "discovery-token-ca-cert-hash",
@@ -102,7 +104,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("ip", "ADDR", "IP SAN, repeatable", { multiple: true }),
     def("key", "FILE", "private key that must match (PEM)"),
     def("key-type", "TYPE", "key algorithm"),
-    def("node", "NAME", "node name"),
+    def("node", "NAME", "node name", { multiple: true }),
     def(
       "out",
       "FILE",

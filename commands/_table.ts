@@ -25,7 +25,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   token: "Bootstrap tokens: generate, Secrets, list, check, auth-file",
   ca: "The cluster CA and its discovery pin",
   "cluster-info": "The kube-public/cluster-info ConfigMap and its signatures",
-  kubeconfig: "The kubelet's bootstrap kubeconfig",
+  kubeconfig: "The kubelet's kubeconfigs: bootstrap, pre-signed node",
   csr: "Kubelet certificate signing requests",
   cert: "Issued certificates: verify and inspect",
 };
@@ -104,6 +104,17 @@ export const COMMANDS: readonly CommandEntry[] = [
     group: "kubeconfig",
     summary: "Write the kubelet's bootstrap kubeconfig (bootstrap-kubelet.conf)",
     load: () => import("./kubeconfig_bootstrap.ts"),
+  },
+  {
+    name: "kubeconfig node",
+    group: "kubeconfig",
+    summary: "Write a pre-signed kubelet.conf and kubelet-client PEMs for nodes",
+    load: () => import("./kubeconfig_node.ts"),
+  },
+  {
+    name: "discovery-file",
+    summary: "Write the kubeconfig for kubeadm join --discovery-file",
+    load: () => import("./discovery_file.ts"),
   },
   {
     name: "join-command",

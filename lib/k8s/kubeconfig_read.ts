@@ -38,6 +38,13 @@ export interface KubeconfigUser {
   name: string;
   /** Decoded `client-certificate-data`, empty when absent. */
   clientCertData: Uint8Array;
+  /**
+   * kubeadm's `HasAuthenticationCredentials` for this user: a `token`;
+   * `username` and `password`; or a client certificate and key (file or data).
+   */
+  hasCredentials: boolean;
+  /** A field that names a file (`client-certificate`, `client-key`, `tokenFile`), or "". */
+  fileRef: string;
 }
 
 /** What joinkit reads from a kubeconfig (client-go's `api.Config`, the parts used). */
@@ -50,6 +57,8 @@ export interface ParsedKubeconfig {
   currentContext: string;
   /** Context name → cluster name. */
   contextClusters: Map<string, string>;
+  /** Context name → user name. */
+  contextUsers: Map<string, string>;
 }
 
 // ---------------------------------------------------------------------------
@@ -439,6 +448,7 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
     users: [],
     currentContext: "",
     contextClusters: new Map(),
+    contextUsers: new Map(),
   };
   if (text.length === 0) return empty;
   const doc = yamlToJson(text);
@@ -489,14 +499,32 @@ export function loadKubeconfig(text: string): ParsedKubeconfig {
   });
   const users = userItems.map((item): KubeconfigUser => {
     const u = isObject(item.user) ? item.user : {};
-    return { name: asString(item.name), clientCertData: decodeBytes(u["client-certificate-data"]) };
+    const set = (k: string) => asString(u[k]) !== "";
+    const hasCredentials = set("token") || (set("username") && set("password")) ||
+      ((set("client-certificate") || set("client-certificate-data")) &&
+        (set("client-key") || set("client-key-data")));
+    const fileRef = ["client-certificate", "client-key", "tokenFile"].find(set) ?? "";
+    return {
+      name: asString(item.name),
+      clientCertData: decodeBytes(u["client-certificate-data"]),
+      hasCredentials,
+      fileRef,
+    };
   });
   const contextClusters = new Map<string, string>();
+  const contextUsers = new Map<string, string>();
   for (const item of contextItems) {
     const c = isObject(item.context) ? item.context : {};
     contextClusters.set(asString(item.name), asString(c.cluster));
+    contextUsers.set(asString(item.name), asString(c.user));
   }
-  return { clusters, users, currentContext: asString(doc["current-context"]), contextClusters };
+  return {
+    clusters,
+    users,
+    currentContext: asString(doc["current-context"]),
+    contextClusters,
+    contextUsers,
+  };
 }
 
 /**
