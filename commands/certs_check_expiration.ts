@@ -1,0 +1,318 @@
+/**
+ * `joinkit certs check-expiration`: `kubeadm certs check-expiration` offline,
+ * over a kubeadm `/etc/kubernetes` tree (or its `pki/`), the kubelet's
+ * `pki/` and loose files, with step's `needs-renewal` gate.
+ *
+ * @module
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import type { Cert } from "../lib/pki/cert_info.ts";
+import { extractCerts } from "../lib/pki/certsource.ts";
+import { parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
+import { goJsonIndent } from "../lib/go/json.ts";
+import { shortHumanDuration } from "../lib/go/human_duration.ts";
+import { formatRfc3339 } from "../lib/go/time.ts";
+import { formatName } from "../lib/pki/pkix_name.ts";
+import {
+  expirationInfo,
+  expirationText,
+  type ExpiryEntry,
+  KUBEADM_CAS,
+  KUBEADM_CERTS,
+  KUBEADM_KUBECONFIGS,
+  needsRenewal,
+  parseRenewalThreshold,
+  type RenewalThreshold,
+} from "../lib/pki/expiration.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
+import { type Input, readInput } from "./_io.ts";
+
+const FLAGS = flagSet("certs check-expiration", [
+  ["output", "text (default), json or yaml"],
+  "expiring-within",
+]);
+
+export const command: Command = {
+  name: "certs check-expiration",
+  options: FLAGS.options,
+  help: `Check certificate expiry as 'kubeadm certs check-expiration' does, offline.
+
+Each DIR is searched: an /etc/kubernetes tree (DIR/pki/ca.crt present) or a
+kubeadm cert dir (DIR/ca.crt present) gives kubeadm's rows -- ca, front-proxy-ca
+and (with local etcd, DIR/pki/etcd/ca.crt) etcd-ca; apiserver,
+apiserver-kubelet-client, front-proxy-client, the etcd certificates; the client
+certificates embedded in admin.conf, super-admin.conf, controller-manager.conf
+and scheduler.conf -- with '!MISSING! <name>' for absent ones, as kubeadm
+prints them. Every other file holding a certificate is added under its path:
+the kubelet's pki/ (kubelet-client-current.pem, kubelet-server-current.pem,
+kubelet.crt; the dated files behind a -current.pem link are skipped), any
+kubeconfig with an embedded client certificate (kubelet.conf included), loose
+PEM or DER files. A CA certificate goes in the CA table. Keys and files
+without a certificate are skipped. A FILE argument is always added.
+
+The text table is kubeadm's (columns, 'Jan 02, 2006 15:04 UTC', residual time
+as ShortHumanDuration, externally managed = CA key absent). When the kubelet's
+rotated certificates are present, a third table gives the window in which the
+kubelet's certificate manager rotates each (70-90 % of its lifetime).
+-o json|yaml prints kubeadm's CertificateExpirationInfo
+(output.kubeadm.k8s.io/v1alpha3; residualTime in seconds), with an extra
+rotationWindow {start, end} on the kubelet's rotated certificates.
+
+Usage:
+  joinkit certs check-expiration DIR|FILE... [-o text|json|yaml] [--expiring-within D|P%]
+
+${FLAGS.help}
+--expiring-within works as 'step certificate needs-renewal --expires-in': a Go
+duration (720h; 0s = already expired) catches a certificate whose remaining
+time is at most that; a whole percentage N% one at least N % through its
+lifetime. The report is printed either way; each certificate inside the
+threshold gets one 'error:' line on stderr and the exit code is 3. Missing
+files do not count.
+
+Times are judged at the global --now (default: the system time).
+
+${EXIT_CODES}
+
+Examples:
+  joinkit certs check-expiration /etc/kubernetes /var/lib/kubelet/pki
+  joinkit certs check-expiration /etc/kubernetes --expiring-within 720h || renew
+  joinkit certs check-expiration /var/lib/kubelet/pki --expiring-within 80% -o json
+`,
+  async run(ctx) {
+    expectArgs(ctx, 1, Infinity, "DIR|FILE");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
+    const within = flagString(ctx.flags, "expiring-within");
+    let threshold: RenewalThreshold | undefined;
+    if (within !== undefined) {
+      try {
+        threshold = parseRenewalThreshold(within);
+      } catch (e) {
+        throw new UsageError(
+          `invalid argument ${JSON.stringify(within)} for "--expiring-within" flag: ${
+            (e as Error).message
+          }`,
+        );
+      }
+    }
+    const certs: ExpiryEntry[] = [];
+    const cas: ExpiryEntry[] = [];
+    for (const arg of ctx.args) {
+      if (arg !== "-" && isDirectory(arg)) await scanDir(arg, certs, cas);
+      else {
+        const e = await looseEntry(readInput(arg), arg, true);
+        if (e) (e.ca ? cas : certs).push(e.entry);
+      }
+    }
+    resolveCaNames(certs, cas);
+    const info = expirationInfo(certs, cas, ctx.now);
+    if (format === "json") ctx.stdout(goJsonIndent(info));
+    else if (format === "yaml") {
+      const { toYaml } = await import("../lib/k8s/manifest.ts");
+      ctx.stdout(toYaml(info));
+    } else ctx.stdout(expirationText(info));
+    if (threshold === undefined) return 0;
+    let expiring = 0;
+    for (const e of [...certs, ...cas].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!e.cert || !needsRenewal(e.cert, threshold, ctx.now)) continue;
+      expiring++;
+      const left = e.cert.notAfter.getTime() - ctx.now.getTime();
+      ctx.stderr(
+        `error: ${e.name}: expires ${formatRfc3339(e.cert.notAfter)} (${
+          left <= 0 ? "expired" : `${shortHumanDuration(left)} left`
+        }), within --expiring-within ${threshold.text}`,
+      );
+    }
+    return expiring ? 3 : 0;
+  },
+};
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Files under `dir`, recursively, sorted, symlinks followed (the kubelet's -current.pem are links). */
+function walk(dir: string, depth = 0): string[] {
+  if (depth > 16) return [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch (e) {
+    throw new InputError(`${dir}: ${(e as Error).message.split("\n")[0]}`);
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    if (n.startsWith(".")) continue;
+    const full = path.join(dir, n);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(full);
+    } catch {
+      continue; // dangling link
+    }
+    if (st.isDirectory()) out.push(...walk(full, depth + 1));
+    else if (st.isFile()) out.push(full);
+  }
+  return out;
+}
+
+/** The first certificate of a file, or the embedded client certificate of a kubeconfig. */
+async function certOf(input: Input): Promise<Cert | undefined> {
+  if (/^\s*(apiVersion|kind|clusters|users|current-context)\s*:/m.test(input.text)) {
+    let users;
+    try {
+      users = parseKubeconfig(input.text, input.name).users;
+    } catch {
+      return undefined;
+    }
+    const u = users.find((u) => u.clientCertData.length > 0);
+    if (!u) return undefined;
+    try {
+      const certs = await extractCerts({
+        name: input.name,
+        text: new TextDecoder().decode(u.clientCertData),
+        bytes: u.clientCertData,
+      });
+      return certs[0];
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    return (await extractCerts(input))[0];
+  } catch {
+    return undefined;
+  }
+}
+
+const KUBELET_ROTATED = /^kubelet-(client|server)-current\.pem$/;
+const KUBELET_DATED = /^kubelet-(client|server)-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}\.pem$/;
+
+async function looseEntry(
+  input: Input,
+  name: string,
+  mustHaveCert: boolean,
+): Promise<{ entry: ExpiryEntry; ca: boolean } | undefined> {
+  const cert = await certOf(input);
+  if (!cert) {
+    if (mustHaveCert) throw new InputError(`${input.name}: no certificate found`);
+    return undefined;
+  }
+  const base = path.basename(input.name);
+  const kubeletRotated = KUBELET_ROTATED.test(base) || KUBELET_DATED.test(base);
+  const entry: ExpiryEntry = {
+    name,
+    cert,
+    caName: "",
+    externallyManaged: false,
+    ...(kubeletRotated ? { kubeletRotated } : {}),
+  };
+  return { entry, ca: cert.basicConstraints?.isCA === true };
+}
+
+/** One directory: kubeadm's rows when it is a kubeadm tree, then every other certificate. */
+async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): Promise<void> {
+  const used = new Set<string>();
+  const certDir = exists(path.join(dir, "pki", "ca.crt"))
+    ? path.join(dir, "pki")
+    : exists(path.join(dir, "ca.crt"))
+    ? dir
+    : undefined;
+  const kubeconfigDir = certDir && certDir !== dir ? dir : undefined;
+  if (certDir) {
+    const localEtcd = exists(path.join(certDir, "etcd", "ca.crt"));
+    const hasKey = (base: string) => exists(path.join(certDir, base + ".key"));
+    const external = (caName: string) => {
+      const ca = KUBEADM_CAS.find((c) => c.name === caName)!;
+      return exists(path.join(certDir, ca.base + ".crt")) && !hasKey(ca.base);
+    };
+    const load = async (file: string): Promise<Cert | undefined> => {
+      used.add(path.resolve(file));
+      if (!exists(file)) return undefined;
+      for (const ext of [".key", ".pub"]) used.add(path.resolve(file.replace(/\.\w+$/, ext)));
+      const input = readInput(file);
+      const c = await certOf(input);
+      if (!c) throw new InputError(`${input.name}: no certificate found`);
+      return c;
+    };
+    for (const ca of KUBEADM_CAS) {
+      if (ca.etcd && !localEtcd) continue;
+      const cert = await load(path.join(certDir, ca.base + ".crt"));
+      cas.push({
+        name: ca.name,
+        ...(cert ? { cert } : {}),
+        caName: "",
+        externallyManaged: cert !== undefined && !hasKey(ca.base),
+      });
+    }
+    for (const spec of KUBEADM_CERTS) {
+      if (spec.etcd && !localEtcd) continue;
+      const cert = await load(path.join(certDir, spec.base + ".crt"));
+      certs.push({
+        name: spec.name,
+        ...(cert ? { cert } : {}),
+        caName: spec.ca,
+        externallyManaged: external(spec.ca),
+      });
+    }
+    for (const f of ["sa.key", "sa.pub"]) used.add(path.resolve(path.join(certDir, f)));
+    if (kubeconfigDir) {
+      for (const name of KUBEADM_KUBECONFIGS) {
+        const cert = await load(path.join(kubeconfigDir, name));
+        certs.push({
+          name,
+          ...(cert ? { cert } : {}),
+          caName: "ca",
+          externallyManaged: external("ca"),
+        });
+      }
+    }
+  }
+  const files = walk(dir);
+  const bases = new Set(files.map((f) => path.join(path.dirname(f), path.basename(f))));
+  for (const file of files) {
+    if (used.has(path.resolve(file))) continue;
+    const base = path.basename(file);
+    const m = KUBELET_DATED.exec(base);
+    // The dated files behind kubelet-*-current.pem: history, the link is what counts.
+    if (m && bases.has(path.join(path.dirname(file), `kubelet-${m[1]}-current.pem`))) continue;
+    let input: Input;
+    try {
+      input = readInput(file);
+    } catch {
+      continue;
+    }
+    const e = await looseEntry(input, path.relative(dir, file) || base, false);
+    if (e) (e.ca ? cas : certs).push(e.entry);
+  }
+}
+
+/** Names the issuing CA of every certificate kubeadm does not name, by issuer and subject. */
+function resolveCaNames(certs: ExpiryEntry[], cas: readonly ExpiryEntry[]): void {
+  const bySubject = new Map<string, string>();
+  for (const ca of cas) {
+    if (ca.cert) {
+      const key = formatName(ca.cert.subject);
+      if (!bySubject.has(key)) bySubject.set(key, ca.name);
+    }
+  }
+  for (const e of certs) {
+    if (e.caName !== "" || !e.cert) continue;
+    e.caName = bySubject.get(formatName(e.cert.issuer)) ?? "";
+  }
+}

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "../_cli.ts";
+import { issue, writeKubeadmTree } from "../_kubeadm_tree.ts";
+
+const root = tempDir("joinkit-expiry-");
+const tree = await writeKubeadmTree(root.dir);
+const NOW = ["--now", "2026-06-01T00:00:00Z"];
+const cmd = ["certs", "check-expiration"];
+
+Deno.test("CLI certs check-expiration over a full kubeadm tree: 16 non-blank lines, 11 certificates and 3 CAs (kubeadm's test)", async () => {
+  const text = await runCli([...cmd, tree.etc, ...NOW]);
+  assert.equal(text.code, 0, text.stderr);
+  const lines = text.stdout.split("\n").filter((l) => l.trim() !== "");
+  // kubelet.conf points at a file (no embedded certificate), so it has no row.
+  assert.equal(lines.length, 16, text.stdout);
+  assert.match(
+    lines[1]!,
+    /^admin\.conf +Jan 01, 2027 00:00 UTC {3}214d +ca +no {6}$/,
+  );
+  const json = await runCli([...cmd, tree.etc, "-o", "json", ...NOW]);
+  const info = JSON.parse(json.stdout);
+  assert.equal(info.kind, "CertificateExpirationInfo");
+  assert.equal(info.apiVersion, "output.kubeadm.k8s.io/v1alpha3");
+  assert.equal(info.certificates.length, 11);
+  assert.equal(info.certificateAuthorities.length, 3);
+  assert.deepEqual(
+    info.certificates.map((c: { name: string }) => c.name),
+    [
+      "admin.conf",
+      "apiserver",
+      "apiserver-etcd-client",
+      "apiserver-kubelet-client",
+      "controller-manager.conf",
+      "etcd-healthcheck-client",
+      "etcd-peer",
+      "etcd-server",
+      "front-proxy-client",
+      "scheduler.conf",
+      "super-admin.conf",
+    ],
+  );
+  assert.ok(json.stdout.startsWith('{\n    "kind": "CertificateExpirationInfo",\n'));
+  const yaml = await runCli([...cmd, tree.etc, "-o", "yaml", ...NOW]);
+  assert.match(
+    yaml.stdout,
+    /^apiVersion: output\.kubeadm\.k8s\.io\/v1alpha3\ncertificateAuthorities:\n/,
+  );
+});
+
+Deno.test("CLI certs check-expiration adds the kubelet's pki/ and its rotation window, skipping dated files behind -current.pem", async () => {
+  const r = await runCli([...cmd, tree.etc, tree.kubelet, "-o", "json", ...NOW]);
+  assert.equal(r.code, 0, r.stderr);
+  const info = JSON.parse(r.stdout);
+  const names = info.certificates.map((c: { name: string }) => c.name);
+  assert.ok(names.includes("kubelet-client-current.pem"), names.join(","));
+  assert.ok(names.includes("kubelet.crt"));
+  assert.ok(!names.some((n: string) => /kubelet-client-2026/.test(n)), names.join(","));
+  const client = info.certificates.find((c: { name: string }) =>
+    c.name === "kubelet-client-current.pem"
+  );
+  assert.equal(client.caName, "ca");
+  assert.deepEqual(client.rotationWindow, {
+    start: "2026-09-13T12:00:00Z",
+    end: "2026-11-25T12:00:00Z",
+  });
+  const text = await runCli([...cmd, tree.etc, tree.kubelet, ...NOW]);
+  assert.match(
+    text.stdout,
+    /\nKUBELET CERTIFICATE +ROTATES FROM +ROTATES BEFORE\nkubelet-client-current\.pem +Sep 13, 2026 12:00 UTC +Nov 25, 2026 12:00 UTC\n$/,
+  );
+});
+
+Deno.test("CLI certs check-expiration marks a missing file !MISSING! and a CA without its key externally managed", async () => {
+  const t = tempDir("joinkit-expiry-missing-");
+  try {
+    const tr = await writeKubeadmTree(t.dir);
+    fs.rmSync(path.join(tr.etc, "pki", "apiserver.crt"));
+    fs.rmSync(path.join(tr.etc, "pki", "front-proxy-ca.key"));
+    const r = await runCli([...cmd, tr.etc, ...NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\n!MISSING! apiserver {3,}\n/);
+    assert.match(r.stdout, /\nfront-proxy-client .* front-proxy-ca +yes {5}\n/);
+    assert.match(r.stdout, /\nfront-proxy-ca .* yes {5}\n/);
+    const j = JSON.parse((await runCli([...cmd, tr.etc, "-o", "json", ...NOW])).stdout);
+    const api = j.certificates.find((c: { name: string }) => c.name === "apiserver");
+    assert.deepEqual(api, {
+      name: "apiserver",
+      expirationDate: null,
+      residualTime: 0,
+      externallyManaged: false,
+      caName: "ca",
+      missing: true,
+    });
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("CLI certs check-expiration --expiring-within exits 3 with one stderr line per certificate inside", async () => {
+  // 2026-12-20: leaves have 12 days left, CAs 9 years.
+  const late = ["--now", "2026-12-20T00:00:00Z"];
+  const within = await runCli([...cmd, tree.etc, "--expiring-within", "720h", ...late]);
+  assert.equal(within.code, 3);
+  const lines = within.stderr.trim().split("\n");
+  assert.equal(lines.length, 11, within.stderr);
+  assert.match(
+    lines[0]!,
+    /^error: admin\.conf: expires 2027-01-01T00:00:00Z \(12d left\), within --expiring-within 720h$/,
+  );
+  assert.notEqual(within.stdout, "", "the report is still printed");
+  const outside = await runCli([...cmd, tree.etc, "--expiring-within", "240h", ...late]);
+  assert.equal(outside.code, 0, outside.stderr);
+  assert.equal(outside.stderr, "");
+  const pct = await runCli([...cmd, tree.kubelet, "--expiring-within", "90%", ...late]);
+  assert.equal(pct.code, 3);
+  assert.equal(pct.stderr.trim().split("\n").length, 2, pct.stderr); // the two leaves, not the CAs
+});
+
+Deno.test("CLI certs check-expiration takes loose files, and refuses bad flags and certificate-less files", async () => {
+  const one = await issue(
+    "loose",
+    new Date("2026-01-01T00:00:00Z"),
+    new Date("2026-02-01T00:00:00Z"),
+  );
+  const f = path.join(root.dir, "loose.pem");
+  fs.writeFileSync(f, one.pem);
+  const r = await runCli([...cmd, f, "--expiring-within", "0s", ...NOW]);
+  assert.equal(r.code, 3);
+  assert.match(r.stderr, /^error: .*loose\.pem: expires 2026-02-01T00:00:00Z \(expired\)/);
+  assert.match(r.stdout, /loose\.pem +Feb 01, 2026 00:00 UTC {3}<invalid>/);
+  for (const bad of ["1d", "101%", "x"]) {
+    const u = await runCli([...cmd, f, "--expiring-within", bad]);
+    assert.equal(u.code, 2, bad);
+    assert.match(u.stderr, /^error: invalid argument .* for "--expiring-within" flag/);
+  }
+  assert.equal((await runCli([...cmd])).code, 2);
+  const key = path.join(tree.etc, "pki", "ca.key");
+  const k = await runCli([...cmd, key]);
+  assert.equal(k.code, 1);
+  assert.equal(k.stdout, "");
+});
+
+globalThis.addEventListener("unload", () => root.cleanup());
