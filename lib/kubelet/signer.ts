@@ -34,6 +34,8 @@ import { goName } from "../pki/pkix_name.ts";
 import { signingAlgorithm } from "../pki/keys.ts";
 import { ekuOid, keyUsagesFromStrings } from "../pki/usages.ts";
 import { x509 } from "../pki/x509.ts";
+import { derPositiveInteger, derTime, derTlv } from "../pki/der_encode.ts";
+import { type KeyObject, sign as nodeSign } from "node:crypto";
 
 const MINUTE = 60_000;
 /** The signer's backdate. */
@@ -136,10 +138,17 @@ export interface SigningCa {
   issuer: asn1X509.Name;
   /** The authorityKeyIdentifier extension (from the CA's SKI), if it has one. */
   aki: asn1X509.Extension | undefined;
+  /**
+   * The same key as a `node:crypto` KeyObject, when there is one: signing is
+   * then synchronous, without WebCrypto's per-call round trip.
+   */
+  nodeKey?: KeyObject | undefined;
+  /** DER of `algorithmId`, `issuer` and `aki`, encoded once for every certificate. */
+  der: { algorithmId: Uint8Array; issuer: Uint8Array; aki: Uint8Array | undefined };
 }
 
 /** Wraps a CA certificate and its WebCrypto private key. */
-export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
+export function signingCa(cert: Cert, privateKey: CryptoKey, nodeKey?: KeyObject): SigningCa {
   let algorithm: SigningCa["algorithm"];
   try {
     const curve = (privateKey.algorithm as KeyAlgorithm & { namedCurve?: string }).namedCurve;
@@ -149,23 +158,33 @@ export function signingCa(cert: Cert, privateKey: CryptoKey): SigningCa {
   }
   const ski = cert.subjectKeyId;
   const algorithmId = new x509.AlgorithmProvider().toAsnAlgorithm(algorithm);
+  const issuer = AsnConvert.parse(cert.subjectDer as BufferSource, asn1X509.Name);
+  const aki = ski && ski.length
+    ? extension(
+      EXT.authorityKeyId,
+      false,
+      new asn1X509.AuthorityKeyIdentifier({
+        keyIdentifier: new asn1X509.KeyIdentifier(ski as BufferSource),
+      }),
+    )
+    : undefined;
   return {
     cert,
     key: privateKey,
     algorithm,
     algorithmId,
-    issuer: AsnConvert.parse(cert.subjectDer as BufferSource, asn1X509.Name),
-    aki: ski && ski.length
-      ? extension(
-        EXT.authorityKeyId,
-        false,
-        new asn1X509.AuthorityKeyIdentifier({
-          keyIdentifier: new asn1X509.KeyIdentifier(ski as BufferSource),
-        }),
-      )
-      : undefined,
+    issuer,
+    aki,
+    nodeKey,
+    der: {
+      algorithmId: serialized(algorithmId),
+      issuer: serialized(issuer),
+      aki: aki && serialized(aki),
+    },
   };
 }
+
+const serialized = (v: object) => new Uint8Array(AsnConvert.serialize(v));
 
 /** Whole seconds: X.509 times carry no fraction (Go truncates). */
 const wholeSeconds = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
@@ -176,39 +195,33 @@ const BASIC_CONSTRAINTS = extension(
   new asn1X509.BasicConstraints({ cA: false }),
 );
 
-const usageCache = new Map<string, asn1X509.Extension[]>();
+const BASIC_CONSTRAINTS_DER = serialized(BASIC_CONSTRAINTS);
 
-/** The key-usage and EKU extensions for usage strings (cached: a batch repeats them). */
-function usageExtensions(usages: readonly string[]): asn1X509.Extension[] {
+const usageCache = new Map<string, Uint8Array[]>();
+
+/** The DER key-usage and EKU extensions for usage strings (cached: a batch repeats them). */
+function usageExtensions(usages: readonly string[]): Uint8Array[] {
   const k = usages.join("\n");
   let exts = usageCache.get(k);
   if (!exts) {
     const { keyUsage, extKeyUsage } = keyUsagesFromStrings(usages);
     exts = [];
-    if (keyUsage !== 0) exts.push(extension(EXT.keyUsage, true, new asn1X509.KeyUsage(keyUsage)));
+    if (keyUsage !== 0) {
+      exts.push(serialized(extension(EXT.keyUsage, true, new asn1X509.KeyUsage(keyUsage))));
+    }
     if (extKeyUsage.length) {
-      exts.push(
+      exts.push(serialized(
         extension(
           EXT.extKeyUsage,
           false,
           new asn1X509.ExtendedKeyUsage(extKeyUsage.map(ekuOid)),
         ),
-      );
+      ));
     }
     if (usageCache.size > 64) usageCache.clear();
     usageCache.set(k, exts);
   }
   return exts;
-}
-
-/** A random serial as Go's positive `big.Int` encodes: no leading zero bytes, a sign byte if needed. */
-function positiveInteger(b: Uint8Array): ArrayBuffer {
-  let i = 0;
-  while (i < b.length - 1 && b[i] === 0) i++;
-  const m = b.subarray(i);
-  const out = new Uint8Array(m.length + (m[0]! & 0x80 ? 1 : 0));
-  out.set(m, out.length - m.length);
-  return out.buffer;
 }
 
 /** One signing request. */
@@ -247,41 +260,53 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
   const usageExts = usageExtensions(req.usages);
   const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
   const serial = (req.random ?? cryptoRandom)(16);
-  const extensions = [...usageExts, BASIC_CONSTRAINTS];
-  if (ca.aki) extensions.push(ca.aki);
+  const extensions = [...usageExts, BASIC_CONSTRAINTS_DER];
+  if (ca.der.aki) extensions.push(ca.der.aki);
   const subject = goName(csr.subject);
-  if (!sansEmpty(csr.sans)) extensions.push(sanExtension(csr.sans, subject.length === 0));
+  if (!sansEmpty(csr.sans)) {
+    extensions.push(serialized(sanExtension(csr.sans, subject.length === 0)));
+  }
   try {
-    const tbs = new asn1X509.TBSCertificate({
-      version: asn1X509.Version.v3,
-      serialNumber: positiveInteger(serial),
-      signature: ca.algorithmId,
-      issuer: ca.issuer,
-      validity: new asn1X509.Validity({
-        notBefore: wholeSeconds(notBefore),
-        notAfter: wholeSeconds(notAfter),
-      }),
-      subject,
-      subjectPublicKeyInfo: csr.spkiAsn ??
-        AsnConvert.parse(csr.key.spki as BufferSource, asn1X509.SubjectPublicKeyInfo),
-      extensions: new asn1X509.Extensions(extensions),
-    });
-    const tbsDer = AsnConvert.serialize(tbs);
-    const raw = await globalThis.crypto.subtle.sign(ca.algorithm, ca.key, tbsDer);
-    const signatureValue = ca.algorithm.name === "ECDSA"
-      ? new x509.AsnEcSignatureFormatter().toAsnSignature(ca.algorithm, raw)
-      : raw;
-    if (!signatureValue) throw new Error("cannot encode the ECDSA signature");
-    const cert = new asn1X509.Certificate({
-      tbsCertificate: tbs,
-      signatureAlgorithm: ca.algorithmId,
-      signatureValue,
-    });
-    return new Uint8Array(AsnConvert.serialize(cert));
+    // The TBSCertificate, assembled from DER pieces (the schema library's
+    // encoder was most of the cost of each certificate).
+    const tbs = derTlv(
+      0x30,
+      V3,
+      derPositiveInteger(serial),
+      ca.der.algorithmId,
+      ca.der.issuer,
+      derTlv(0x30, derTime(wholeSeconds(notBefore)), derTime(wholeSeconds(notAfter))),
+      serialized(subject),
+      csr.key.spki,
+      derTlv(0xa3, derTlv(0x30, ...extensions)),
+    );
+    let signature: Uint8Array;
+    if (ca.nodeKey) {
+      const hash = ca.algorithm.hash?.replace("-", "").toLowerCase() ?? null;
+      signature = new Uint8Array(
+        nodeSign(
+          hash,
+          tbs,
+          ca.algorithm.name === "ECDSA" ? { key: ca.nodeKey, dsaEncoding: "der" } : ca.nodeKey,
+        ),
+      );
+    } else {
+      const raw = await globalThis.crypto.subtle.sign(ca.algorithm, ca.key, tbs as BufferSource);
+      const value = ca.algorithm.name === "ECDSA"
+        ? new x509.AsnEcSignatureFormatter().toAsnSignature(ca.algorithm, raw)
+        : raw;
+      if (!value) throw new Error("cannot encode the ECDSA signature");
+      signature = new Uint8Array(value);
+    }
+    return derTlv(0x30, tbs, ca.der.algorithmId, derTlv(0x03, ZERO, signature));
   } catch (e) {
     throw new InputError(`failed to sign certificate: ${(e as Error).message}`);
   }
 }
+
+/** `[0] EXPLICIT INTEGER 2`: version v3. */
+const V3 = new Uint8Array([0xa0, 0x03, 0x02, 0x01, 0x02]);
+const ZERO = new Uint8Array([0]);
 
 /**
  * Loads a signing CA: the first certificate of `caPem` and the private key
@@ -308,7 +333,7 @@ export async function loadSigningCa(
   if (!publicKeyMatches(key.spki, cert.key.spki)) {
     throw new InputError(`${keyName}: private key does not match ${caName}`);
   }
-  return signingCa(cert, key.privateKey);
+  return signingCa(cert, key.privateKey, key.keyObject);
 }
 
 /** Default usages for a signer and key type when a bare PEM CSR names none. */

@@ -142,6 +142,8 @@ export interface LoadedKey {
   spki: Uint8Array;
   /** e.g. `RSA 2048`, `ECDSA P-256`, `Ed25519`. */
   description: string;
+  /** The same private key for synchronous `node:crypto` signing. */
+  keyObject?: KeyObject;
 }
 
 const KEY_BLOCKS: Record<string, "pkcs1" | "sec1" | "pkcs8"> = {
@@ -220,7 +222,7 @@ export async function importPrivateKeyPem(text: string, source: string): Promise
   try {
     const privateKey = await subtle.importKey("pkcs8", pkcs8, alg, true, ["sign"]);
     const publicKey = await subtle.importKey("spki", spki, alg, true, ["verify"]);
-    return { privateKey, publicKey, spki, description };
+    return { privateKey, publicKey, spki, description, keyObject: obj };
   } catch {
     throw new InputError(`${source}: ${description} key not usable on this runtime`);
   }
