@@ -236,6 +236,10 @@ Examples:
     if (check.cluster.server !== server || check.hasCredentials !== (secret !== undefined)) {
       throw new Error("discovery file self-check: the file does not say what was asked");
     }
+    if (out !== undefined) {
+      ensureParentDir(out);
+      writeFilesAtomic([{ path: out, data: text, mode: 0o600 }], force);
+    }
     ctx.stderr(
       `[discovery-file] ${note}; API server ${JSON.stringify(server)}; ${
         secret === undefined
@@ -243,12 +247,7 @@ Examples:
           : `user ${JSON.stringify(user ?? TLS_BOOTSTRAP_USER)} with the bootstrap token`
       }`,
     );
-    if (out === undefined) {
-      ctx.stdout(text);
-      return;
-    }
-    ensureParentDir(out);
-    writeFilesAtomic([{ path: out, data: text, mode: 0o600 }], force);
-    ctx.stderr(`wrote ${out} (mode 0600)`);
+    if (out === undefined) ctx.stdout(text);
+    else ctx.stderr(`wrote ${out} (mode 0600)`);
   },
 };
