@@ -1,0 +1,167 @@
+/**
+ * kubeadm's configuration API (`kubeadm.k8s.io`): which versions exist,
+ * apimachinery's field-error texts, and a strict reader for decoding one
+ * document the way kubeadm's codec does (types checked, unknown fields
+ * reported as kubeadm's strict-decoding warnings).
+ *
+ * @module
+ */
+
+import { InputError } from "../base/errors.ts";
+import { isObject } from "../base/object.ts";
+import { goQuote } from "../go/quote.ts";
+
+/** The API group of kubeadm's configuration types. */
+export const KUBEADM_GROUP = "kubeadm.k8s.io";
+
+/** The versions joinkit reads and writes, newest first. */
+export const KUBEADM_VERSIONS = ["v1beta4", "v1beta3"] as const;
+
+/** A kubeadm configuration API version. */
+export type KubeadmVersion = typeof KUBEADM_VERSIONS[number];
+
+/** The version written unless another is asked for (kubeadm v1.31+). */
+export const DEFAULT_KUBEADM_VERSION: KubeadmVersion = "v1beta4";
+
+/** `validateSupportedVersion`'s old versions and the last kubeadm that read each. */
+const OLD_VERSIONS: Record<string, string> = {
+  v1alpha1: "v1.11",
+  v1alpha2: "v1.12",
+  v1alpha3: "v1.14",
+  v1beta1: "v1.15",
+  v1beta2: "v1.22",
+};
+
+/**
+ * The kubeadm version of a document's `apiVersion`, for `kind`; an old,
+ * unknown or foreign apiVersion is bad input (kubeadm's text for old ones).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { kubeadmVersionOf } from "./api.ts";
+ * assert.equal(kubeadmVersionOf("kubeadm.k8s.io/v1beta3", "JoinConfiguration", "f"), "v1beta3");
+ * ```
+ */
+export function kubeadmVersionOf(
+  apiVersion: unknown,
+  kind: string,
+  source: string,
+): KubeadmVersion {
+  const gv = typeof apiVersion === "string" ? apiVersion : "";
+  const [group, version = ""] = gv.split("/", 2);
+  if (group === KUBEADM_GROUP && (KUBEADM_VERSIONS as readonly string[]).includes(version)) {
+    return version as KubeadmVersion;
+  }
+  if (group === KUBEADM_GROUP && OLD_VERSIONS[version]) {
+    throw new InputError(
+      `${source}: your configuration file uses an old API spec: ${
+        goQuote(gv)
+      }. Please use kubeadm ${
+        OLD_VERSIONS[version]
+      } instead and run 'kubeadm config migrate --old-config old.yaml --new-config new.yaml', which will write the new, similar spec using a newer API version.`,
+    );
+  }
+  throw new InputError(
+    `${source}: unknown configuration API ${goQuote(gv)} for kind ${
+      goQuote(kind)
+    }: joinkit reads ${KUBEADM_GROUP}/${KUBEADM_VERSIONS.join(" and ")}`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// apimachinery field errors (k8s.io/apimachinery/pkg/util/validation/field).
+
+/** `field.Invalid(path, value, detail).Error()`: strings with `%q`, numbers as is. */
+export function fieldInvalid(path: string, value: string | number, detail: string): string {
+  return `${path}: Invalid value: ${typeof value === "string" ? goQuote(value) : value}: ${detail}`;
+}
+
+/** `field.Required(path, detail).Error()`. */
+export function fieldRequired(path: string, detail: string): string {
+  return detail ? `${path}: Required value: ${detail}` : `${path}: Required value`;
+}
+
+/** What a secret value is shown as in a field error: kubeadm quotes it, joinkit does not. */
+export const WITHHELD = "<value withheld>";
+
+// ---------------------------------------------------------------------------
+// Strict decoding.
+
+/**
+ * Reads one decoded document field by field, checking JSON types as Go's
+ * decoder does (`json: cannot unmarshal …`, shortened) and collecting the
+ * fields the type does not have as kubeadm's strict-decoding warnings.
+ */
+export class DocReader {
+  /** `strict decoding error: unknown field "…"` lines, in document order. */
+  readonly warnings: string[] = [];
+  constructor(readonly source: string) {}
+
+  private fail(path: string, want: string, got: unknown): never {
+    const kind = got === null
+      ? "null"
+      : Array.isArray(got)
+      ? "array"
+      : typeof got === "object"
+      ? "object"
+      : typeof got;
+    throw new InputError(`${this.source}: ${path}: cannot unmarshal ${kind} into ${want}`);
+  }
+
+  /** The object at `path` (absent or null → undefined), its unknown keys reported. */
+  object(
+    v: unknown,
+    path: string,
+    known: readonly string[],
+  ): Record<string, unknown> | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (!isObject(v)) this.fail(path, "an object", v);
+    for (const k of Object.keys(v)) {
+      if (!known.includes(k)) {
+        this.warnings.push(
+          `strict decoding error: unknown field ${goQuote(path ? `${path}.${k}` : k)}`,
+        );
+      }
+    }
+    return v;
+  }
+
+  /** A string field (absent or null → undefined). */
+  string(v: unknown, path: string): string | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") this.fail(path, "a string", v);
+    return v;
+  }
+
+  /** A bool field (absent or null → undefined). */
+  bool(v: unknown, path: string): boolean | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "boolean") this.fail(path, "a bool", v);
+    return v;
+  }
+
+  /** An int32 field (absent or null → undefined). */
+  int32(v: unknown, path: string): number | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) {
+      this.fail(path, "an int32", v);
+    }
+    return v;
+  }
+
+  /** A `[]string` field: absent → undefined, `null` → undefined, `[]` → []. */
+  strings(v: unknown, path: string): string[] | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v)) this.fail(path, "a list of strings", v);
+    return v.map((s, i) => this.string(s, `${path}[${i}]`) ?? "");
+  }
+
+  /** A list field: absent → undefined, `null` → null, else the items. */
+  list(v: unknown, path: string): unknown[] | null | undefined {
+    if (v === undefined) return undefined;
+    if (v === null) return null;
+    if (!Array.isArray(v)) this.fail(path, "a list", v);
+    return v;
+  }
+}
