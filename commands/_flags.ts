@@ -58,7 +58,14 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("help", undefined, "show help", { short: "h" }),
     def("version", undefined, "print the version", { short: "V" }),
     // Command flags, alphabetical.
+    def("allowed-dns-names", "N", "approval policy: most DNS SANs a serving CSR may carry"),
     def("approve", undefined, "add the Approved condition to objects that lack it"),
+    def("bypass-dns-resolution", undefined, "approval policy: do not resolve DNS SANs"),
+    def(
+      "bypass-hostname-check",
+      undefined,
+      "approval policy: DNS SANs need not start with the node name",
+    ),
     def("ca", "FILE", "PEM CA certificate or bundle"),
     def("ca-key", "FILE", "the CA's private key (PEM: PKCS#1, SEC 1 or PKCS#8; not encrypted)"),
     def(
@@ -73,6 +80,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("control-plane", undefined, "join as a control-plane node"),
     def("count", "N", "how many"),
     def("credentials", "FORM", "how a kubeconfig carries the client credentials: embedded|file"),
+    def("deny", undefined, "add the Denied condition to CSRs the policy refuses"),
     def("description", "TEXT", "human-readable description"),
     def(
       "discovery-token-ca-cert-hash",
@@ -101,9 +109,16 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("expires", "RFC3339", "absolute expiry instead of --ttl (mutually exclusive)"),
     def("force", undefined, "overwrite existing files"),
     def("groups", "LIST", "groups, repeatable or comma-separated", { multiple: true }),
+    def("hosts", "FILE", "approval policy: hosts(5) file that stands in for DNS"),
+    def(
+      "ignore-non-system-node",
+      undefined,
+      "approval policy: leave CSRs of non-node users pending",
+    ),
     def("ip", "ADDR", "IP SAN, repeatable", { multiple: true }),
     def("key", "FILE", "private key that must match (PEM)"),
     def("key-type", "TYPE", "key algorithm"),
+    def("max-expiration-sec", "N", "approval policy: largest spec.expirationSeconds approved"),
     def("node", "NAME", "node name", { multiple: true }),
     def(
       "out",
@@ -116,6 +131,9 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
       "directory to write the files into (created 0700 with missing parents)",
     ),
     def("output", "FORMAT", "output format", { short: "o" }),
+    def("policy", "FILE", "approval policy file (YAML)"),
+    def("provider-ip-prefixes", "CIDRS", "approval policy: allowed IP ranges, comma-separated"),
+    def("provider-regex", "REGEX", "approval policy: RE2 pattern every DNS SAN must match"),
     def("requester", "USER", "the user who posts the CSR (spec.username), for the approver"),
     def("secrets", "PATH", "bootstrap-token Secret manifests (files, dirs or -), repeatable", {
       multiple: true,
@@ -123,6 +141,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("server", "URL", "API server: https://HOST:PORT (or HOST:PORT, https implied)"),
     def("serving", undefined, "a kubelet serving CSR instead of a client CSR"),
     def("signer-name", "NAME", "the signer whose rules apply"),
+    def("skip-deny-step", undefined, "approval policy: never deny, leave refused CSRs pending"),
     def("string-data", undefined, "write stringData (plain text) instead of base64 data"),
     def("token", "TOKEN", "bootstrap token [a-z0-9]{6}.[a-z0-9]{16}", { multiple: true }),
     def("ttl", "DURATION", "lifetime, Go duration syntax (1s, 2m, 3h)", {

@@ -144,6 +144,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./csr_inspect.ts"),
   },
   {
+    name: "csr approve",
+    group: "csr",
+    summary: "Approve or deny CSRs offline by kubelet-csr-approver's and csrapproving's rules",
+    load: () => import("./csr_approve.ts"),
+  },
+  {
     name: "csr sign",
     group: "csr",
     summary: "Sign CSRs offline as kube-controller-manager's signers do",

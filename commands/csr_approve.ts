@@ -1,0 +1,169 @@
+/**
+ * `joinkit csr approve`: judge CSR objects offline by an approval policy, as
+ * kubelet-csr-approver (kubelet-serving) and kube-controller-manager's
+ * csrapproving (kubelet client) would, and add their conditions.
+ *
+ * @module
+ */
+
+import { InputError } from "../lib/base/errors.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
+import { type ApprovalOutcome, approveObject } from "../lib/kubelet/csr_approval.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { readApprovalPolicy } from "./_approval_policy.ts";
+import { expectArgs, flagBool, flagOut, flagSet, outputFormat } from "./_flags.ts";
+import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+
+const FLAGS = flagSet("csr approve", [
+  ["policy", "policy file (YAML; keys: the helm chart's value names, see below)"],
+  ["provider-regex", "RE2 pattern every DNS SAN must match, unanchored (default .*)"],
+  ["provider-ip-prefixes", "allowed IP ranges, comma-separated (default 0.0.0.0/0,::/0)"],
+  ["max-expiration-sec", "largest spec.expirationSeconds approved (default 31708800)"],
+  ["allowed-dns-names", "most DNS SANs per CSR (default 1)"],
+  ["bypass-dns-resolution", "do not resolve DNS SANs (no host-table check)"],
+  ["bypass-hostname-check", "DNS SANs need not start with the node name"],
+  ["ignore-non-system-node", "leave serving CSRs of non-node users pending, never deny"],
+  ["skip-deny-step", "never deny: refused CSRs stay pending even with --deny"],
+  ["hosts", "hosts(5) file answering the DNS lookups (a miss is a deny)"],
+  "deny",
+  ["output", "yaml or json (default: the input's format)"],
+  ["out", "write the output to FILE instead of stdout (atomically)"],
+  ["force", "overwrite --out"],
+]);
+
+export const command: Command = {
+  name: "csr approve",
+  options: FLAGS.options,
+  help: `Approve (or deny) CertificateSigningRequest objects offline, as the approvers
+running in a cluster would, and add their condition.
+
+FILE holds CertificateSigningRequest objects: one, a YAML stream, JSON, or a
+List as 'kubectl get csr -o yaml' prints. Each is judged on its own:
+  - signer kubernetes.io/kubelet-serving: postfinance/kubelet-csr-approver's
+    checks in its order: requester (spec.username) is system:node:<name>; a
+    DNS or IP SAN; CN = requester; at most --allowed-dns-names DNS SANs, each
+    starting with the node name and matching --provider-regex, each resolved
+    through --hosts (or the policy's hosts:) with every address inside
+    --provider-ip-prefixes and every SAN IP among them; every SAN IP inside
+    --provider-ip-prefixes; spec.expirationSeconds <= --max-expiration-sec.
+    Approved: reason "kubelet-serving cert validated"; denied: reason
+    "kubelet-serving cert denied" with upstream's message and reason text.
+  - signer kubernetes.io/kube-apiserver-client-kubelet: kube-controller-
+    manager's csrapproving: a node client CSR (O=system:nodes, CN
+    system:node:*, no SANs, client usages), approved as selfnodeclient
+    (requester = CN) or nodeclient when the requester's spec.groups hold a
+    group the policy binds (default: system:nodes or system:masters for
+    selfnodeclient; system:bootstrappers:kubeadm:default-node-token or
+    system:masters for nodeclient). Reason "AutoApproved".
+  - other signers, and CSRs already Approved, Denied or issued: left as is.
+A CSR the policy refuses stays pending, with one stderr line giving upstream's
+reason; with --deny it gets the Denied condition (kubelet-csr-approver's,
+or kubectl certificate deny's for client CSRs), except under
+--skip-deny-step, for requests that do not parse, and for non-node users
+under --ignore-non-system-node. Added conditions carry status "True",
+lastUpdateTime and lastTransitionTime = --now (the API server fills the
+latter). The output keeps the input's shape (one object, a stream, a List).
+No DNS is ever queried: DNS SANs resolve only through the host table.
+
+Usage:
+  joinkit csr approve FILE [--policy FILE] [policy flags] [--deny]
+                      [-o yaml|json] [--out FILE] [--force]
+
+${FLAGS.help}
+The clock is the global --now (default: the system time).
+
+Policy file (flags win over it), e.g.:
+  providerRegex: '^[\\w-]*\\.nodes\\.example\\.com$'
+  providerIpPrefixes: [192.168.0.0/16, fc00::/7]
+  maxExpirationSeconds: 31708800
+  allowedDnsNames: 1
+  bypassDnsResolution: false
+  bypassHostnameCheck: false
+  ignoreNonSystemNode: false
+  skipDenyStep: false
+  hosts: {node-1.nodes.example.com: [192.168.1.10]}
+  nodeClientGroups: [system:bootstrappers:kubeadm:default-node-token]
+  selfNodeClientGroups: [system:nodes]
+An unknown key, a bad value, a bad regex or CIDR in the file: exit 1; in a
+flag: exit 2. A CSR without spec.request, or a file that is not CSR objects:
+exit 1, nothing written.
+
+${EXIT_CODES}
+  (3 here: at least one CSR was refused; the output is still written.)
+
+Examples:
+  kubectl get csr -o yaml | joinkit csr approve - --policy policy.yaml > decided.yaml
+  joinkit csr approve csr.yaml --provider-regex '^node-\\d+\\.example\\.com$' \\
+    --provider-ip-prefixes 10.0.0.0/8 --hosts hosts --deny
+`,
+  run(ctx) {
+    expectArgs(ctx, 1, 1, "FILE");
+    const deny = flagBool(ctx.flags, "deny");
+    const outFile = flagOut(ctx.flags);
+    const force = flagBool(ctx.flags, "force");
+    outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
+    const policy = readApprovalPolicy(ctx);
+
+    const input = readInput(ctx.args[0]!);
+    if (/^-----BEGIN /m.test(input.text) && !/^\s*(\{|apiVersion:|kind:)/m.test(input.text)) {
+      throw new InputError(
+        `${input.name}: csr approve reads CertificateSigningRequest objects (a PEM CSR has no requester)`,
+      );
+    }
+    return import("../lib/k8s/manifest.ts").then(
+      ({ parseManifests, renderObjects, toJson, toYaml }) => {
+        const trimmed = input.text.trimStart();
+        const inputJson = trimmed.startsWith("{") || trimmed.startsWith("[");
+        const format = outputFormat(
+          ctx.flags,
+          ["yaml", "json"] as const,
+          inputJson ? "json" : "yaml",
+        );
+        const objects = parseManifests(input.text, input.name);
+        if (objects.length === 0) throw new InputError(`${input.name}: no objects found`);
+        // The input's shape, as csr sign keeps it: a List stays a List.
+        const isList = inputJson
+          ? /^\s*\{[\s\S]*"kind"\s*:\s*"[A-Za-z]*List"/.test(input.text) &&
+            /"items"/.test(input.text)
+          : /^kind:\s*['"]?[A-Za-z]*List['"]?\s*$/m.test(input.text) && /^items:/m.test(input.text);
+        // Every object is read before anything is written: bad input stops the whole run.
+        const outcomes: ApprovalOutcome[] = objects.map((obj, i) =>
+          approveObject(
+            obj,
+            objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name,
+            policy,
+            ctx.now,
+            deny,
+          )
+        );
+        let code = 0;
+        for (const o of outcomes) {
+          const d = o.decision;
+          if (d.action === "skip") {
+            if (d.reason) ctx.stderr(`warning: ${o.label}: ${d.reason}; left as is`);
+            continue;
+          }
+          if (d.action === "approve") continue;
+          code = 3;
+          ctx.stderr(`${o.changed ? "denied" : "not approved"}: ${o.label}: ${d.reason}`);
+        }
+        const out: KubeObject[] = outcomes.map((o) => o.obj);
+        let text: string;
+        if (isList) {
+          const list = {
+            apiVersion: "v1",
+            items: out,
+            kind: "List",
+            metadata: { resourceVersion: "" },
+          };
+          text = format === "json" ? toJson(list) : toYaml(list);
+        } else text = renderObjects(out, format);
+        if (outFile) {
+          ensureParentDir(outFile);
+          writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);
+        } else ctx.stdout(text);
+        return code;
+      },
+    );
+  },
+};
