@@ -28,6 +28,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   kubeconfig: "The kubelet's kubeconfigs: bootstrap, pre-signed node",
   csr: "Kubelet certificate signing requests",
   cert: "Issued certificates: verify and inspect",
+  certs: "Certificate expiry across a kubeadm tree and the kubelet's pki/",
 };
 
 // The import specifiers stay literal so deno and esbuild see each command file.
@@ -166,6 +167,22 @@ export const COMMANDS: readonly CommandEntry[] = [
     group: "cert",
     summary: "Show certificates and their expiry, from files, bundles or a pki/ directory",
     load: () => import("./cert_inspect.ts"),
+  },
+  {
+    name: "certs certificate-key",
+    group: "certs",
+    summary: "Print a new certificate key for upload-certs, as kubeadm certs certificate-key",
+    load: () => import("./certs_certificate_key.ts"),
+  },
+  {
+    name: "upload-certs",
+    summary: "Render the kubeadm-certs Secret, its TTL token and RBAC from a pki/ directory",
+    load: () => import("./upload_certs.ts"),
+  },
+  {
+    name: "download-certs",
+    summary: "Decrypt a kubeadm-certs Secret as kubeadm join --control-plane does",
+    load: () => import("./download_certs.ts"),
   },
   {
     name: "completion",
