@@ -26,7 +26,7 @@ import {
   needsRenewal,
   parseRenewalThreshold,
   type RenewalThreshold,
-} from "../lib/pki/expiration.ts";
+} from "../lib/kubelet/expiration.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
 import { type Input, readInput } from "./_io.ts";

@@ -7,7 +7,7 @@ import {
   kubeadmExpiryTime,
   needsRenewal,
   parseRenewalThreshold,
-} from "../../lib/pki/expiration.ts";
+} from "../../lib/kubelet/expiration.ts";
 import { issue } from "../_kubeadm_tree.ts";
 
 const DAY = 86_400_000;

@@ -11,12 +11,12 @@
  * @module
  */
 
-import type { Cert } from "./cert_info.ts";
+import type { Cert } from "../pki/cert_info.ts";
 import { shortHumanDuration } from "../go/human_duration.ts";
 import { tabwrite } from "../go/tabwriter.ts";
 import { formatRfc3339 } from "../go/time.ts";
 import { parseDuration } from "../go/duration.ts";
-import { rotationWindow } from "../kubelet/rotation.ts";
+import { rotationWindow } from "./rotation.ts";
 import { InputError } from "../base/errors.ts";
 
 /** A kubeadm-managed certificate: its name, file under the cert dir and issuing CA. */

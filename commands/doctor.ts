@@ -1,0 +1,161 @@
+/**
+ * `joinkit doctor`: prove a directory of rendered bootstrap artefacts
+ * consistent and schema-valid, offline. The checks are
+ * `lib/phases/doctor.ts`; reading files and printing live here.
+ *
+ * @module
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import process from "node:process";
+import { InputError } from "../lib/base/errors.ts";
+import { doctor, type DoctorFile, type DoctorReport } from "../lib/phases/doctor.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
+import { MAX_INPUT_FILES, readInput } from "./_io.ts";
+
+const FLAGS = flagSet("doctor", [["output", "text (default), json or yaml"]]);
+
+export const command: Command = {
+  name: "doctor",
+  options: FLAGS.options,
+  help: `Check rendered bootstrap artefacts for consistency, offline.
+
+Reads every file under each DIR (recursively, symlinks followed, dot-files
+skipped), each FILE, or stdin (-): what 'joinkit init --out-dir' writes and
+what kubeadm writes -- bootstrap-token Secrets, RBAC, the cluster-info
+ConfigMap, bootstrap and other kubeconfigs, discovery files, JoinConfigurations
+(kubeadm.k8s.io), join commands (a 'kubeadm join ...' line), certificates and
+keys -- and checks that:
+  - every token a kubeconfig (user token), join command (--token,
+    --discovery-token, --tls-bootstrap-token) or JoinConfiguration
+    (discovery.bootstrapToken.token, tlsBootstrapToken) refers to exists as a
+    kube-system bootstrap-token Secret, is not expired at --now and has the
+    usage it needs: signing for discovery, authentication for the TLS
+    bootstrap (judged as kube-apiserver's authenticator does);
+  - cluster-info carries a valid JWS for every token that signs, and none
+    for a token that does not (as the bootstrapsigner would leave it);
+  - every CA pin (--discovery-token-ca-cert-hash, caCertHashes) matches the
+    CA in cluster-info, and every kubeconfig's CA and server agree with it;
+  - ClusterRoleBindings bind the groups of every authentication token to
+    system:node-bootstrapper and the nodeclient auto-approval role, and
+    system:anonymous may read cluster-info;
+  - every certificate chains to a CA found in the input and is inside its
+    lifetime;
+  - every Kubernetes object validates against the Kubernetes OpenAPI schema
+    (kubernetes-models: types, required fields, enums, formats; unknown
+    fields allowed, server-side rules not checked).
+
+Output: one line per finding, 'FILE: OBJECT: FIELD: CHECK: MESSAGE', then a
+summary line. A file that cannot be read or is not recognised is skipped
+with a 'warning:' line on stderr, never fatal. -o json|yaml prints the report:
+files, objects, tokenReferences, tokenSecrets, certificates, validated,
+unvalidatedKinds, findings [{file, object, field, check, message}], skipped
+[{file, reason}].
+
+Usage:
+  joinkit doctor DIR|FILE|-... [-o text|json|yaml]
+
+${FLAGS.help}
+Exit 3 when there is any finding (one 'error:' line on stderr).
+Times are judged at the global --now (default: the system time).
+
+${EXIT_CODES}
+
+Examples:
+  joinkit init --server 10.0.0.1:6443 --ca ca.crt --out-dir out && joinkit doctor out
+  joinkit doctor /etc/kubernetes bootstrap.yaml join-config.yaml -o json
+`,
+  async run(ctx) {
+    expectArgs(ctx, 1, Infinity, "DIR|FILE|-");
+    const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
+    const files: DoctorFile[] = [];
+    const warnings: { file: string; reason: string }[] = [];
+    for (const arg of ctx.args) {
+      if (arg !== "-" && isDirectory(arg)) {
+        for (const file of walk(arg, warnings)) {
+          if (files.length >= MAX_INPUT_FILES) {
+            throw new InputError(`${arg}: more than ${MAX_INPUT_FILES} files to read`);
+          }
+          try {
+            files.push(readInput(file));
+          } catch (e) {
+            warnings.push({ file, reason: (e as Error).message.replace(`${file}: `, "") });
+          }
+        }
+      } else {
+        // A named FILE that cannot be read is bad input, as everywhere.
+        files.push(readInput(arg));
+      }
+    }
+    // kubernetes-models' validators load ajv-formats, which require()s the
+    // deprecated built-in punycode: keep its warning off stderr.
+    process.noDeprecation = true;
+    const report = await doctor(files, ctx.now);
+    report.skipped.unshift(...warnings);
+    report.files += warnings.length;
+    for (const s of report.skipped) ctx.stderr(`warning: ${s.file}: skipped: ${s.reason}`);
+    if (format === "text") ctx.stdout(textReport(report));
+    else ctx.stdout(await renderData(report, format));
+    if (report.findings.length) {
+      ctx.stderr(
+        `error: doctor: ${report.findings.length} inconsistenc${
+          report.findings.length === 1 ? "y" : "ies"
+        } found`,
+      );
+      return 3;
+    }
+    return 0;
+  },
+};
+
+function textReport(r: DoctorReport): string {
+  const lines = r.findings.map((f) =>
+    `${f.file}: ${f.object}: ${f.field || "(object)"}: ${f.check}: ${f.message}`
+  );
+  const unvalidated = r.unvalidatedKinds.length
+    ? `, not validated (no schema here): ${r.unvalidatedKinds.join(", ")}`
+    : "";
+  lines.push(
+    `doctor: ${r.files} files, ${r.objects} objects (${r.validated} validated against the schema${unvalidated}), ${r.tokenSecrets} token Secrets, ${r.tokenReferences} token references, ${r.certificates} certificates: ${r.findings.length} findings, ${r.skipped.length} files skipped`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Regular files under `dir`, sorted, symlinks followed; unreadable entries become warnings. */
+function walk(dir: string, warnings: { file: string; reason: string }[], depth = 0): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch (e) {
+    if (depth === 0) throw new InputError(`${dir}: ${(e as Error).message.split("\n")[0]}`);
+    warnings.push({ file: dir, reason: "directory cannot be read" });
+    return [];
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    if (n.startsWith(".")) continue;
+    const full = path.join(dir, n);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(full);
+    } catch {
+      warnings.push({ file: full, reason: "dangling link or unreadable" });
+      continue;
+    }
+    if (st.isDirectory()) {
+      if (depth < 16) out.push(...walk(full, warnings, depth + 1));
+    } else if (st.isFile()) out.push(full);
+    else warnings.push({ file: full, reason: "not a regular file" });
+  }
+  return out;
+}

@@ -1,0 +1,828 @@
+/**
+ * `joinkit doctor`: reads what joinkit renders and kubeadm writes (token
+ * Secrets, RBAC, cluster-info, bootstrap and other kubeconfigs, discovery
+ * files, JoinConfigurations, join commands, certificates) and proves them
+ * consistent, offline:
+ *
+ * - every token a kubeconfig, join command or JoinConfiguration refers to
+ *   exists as a bootstrap-token Secret with the usage it needs (`signing` for
+ *   discovery, `authentication` for the TLS bootstrap) and is not expired,
+ *   judged as kube-apiserver's authenticator and the bootstrapsigner do;
+ * - cluster-info carries exactly the signatures the bootstrapsigner would
+ *   write, each valid (`jws.DetachedTokenIsValid`);
+ * - every CA pin matches the CA in cluster-info (`CheckAny`), and every
+ *   kubeconfig's CA and server agree with it;
+ * - RBAC binds the groups the authentication tokens carry to CSR creation
+ *   and auto-approval, and cluster-info is readable anonymously;
+ * - certificates chain to a CA found in the input and are inside their
+ *   lifetimes;
+ * - every Kubernetes object validates against the OpenAPI schema
+ *   (`k8s/schema.ts`).
+ *
+ * Files it cannot read or does not recognise are reported as skipped, never
+ * fatal. Pure: the command reads the files.
+ *
+ * @module
+ */
+
+import { isObject } from "../base/object.ts";
+import { decodeGoBase64 } from "../base/base64.ts";
+import { parseManifests } from "../k8s/manifest.ts";
+import { type DecodedSecret, decodeSecret, describeObject, getData } from "../k8s/secret.ts";
+import { validateObject } from "../k8s/schema.ts";
+import { type Cert, parseCertificate } from "../pki/cert_info.ts";
+import { decodePem, looksLikePem } from "../pki/pem.ts";
+import { PinSet } from "../pki/pin.ts";
+import { verify } from "../pki/x509_verify.ts";
+import { formatRfc3339 } from "../go/time.ts";
+import { authenticateBootstrapToken } from "../tokens/authenticator.ts";
+import { getExpiration, getGroups } from "../tokens/bootstrap_token.ts";
+import { RBAC_NAMES } from "../tokens/rbac.ts";
+import {
+  BOOTSTRAP_USER_PREFIX,
+  KEYS,
+  SECRET_PREFIX,
+  SECRET_TYPE,
+  TOKEN_NAMESPACE,
+  tokenFromString,
+} from "../tokens/token.ts";
+import { selectSigningTokens } from "../discovery/bootstrap_signer.ts";
+import {
+  CLUSTER_INFO_NAME,
+  CLUSTER_INFO_NAMESPACE,
+  JWS_KEY_PREFIX,
+  KUBECONFIG_KEY,
+} from "../discovery/cluster_info.ts";
+import { detachedTokenIsValid } from "../discovery/jws.ts";
+
+/** One file to examine. */
+export interface DoctorFile {
+  /** Its name in the report (a path, or `stdin`). */
+  name: string;
+  text: string;
+  bytes: Uint8Array;
+}
+
+/** One inconsistency. */
+export interface Finding {
+  file: string;
+  /** The object: `Secret kube-system/bootstrap-token-abcdef`, `join command`, `certificate CN=…`. */
+  object: string;
+  /** The field within it (`data.expiration`, `spec.request`, `--discovery-token-ca-cert-hash`). */
+  field: string;
+  /** The check that said no: token, signature, pin, rbac, certificate, schema, config. */
+  check: string;
+  message: string;
+}
+
+/** A file that was not examined. */
+export interface Skipped {
+  file: string;
+  reason: string;
+}
+
+/** What doctor found. */
+export interface DoctorReport {
+  files: number;
+  objects: number;
+  /** Token references checked (kubeconfigs, join commands, JoinConfigurations). */
+  tokenReferences: number;
+  /** Bootstrap-token Secrets read. */
+  tokenSecrets: number;
+  certificates: number;
+  /** Objects validated against the schema. */
+  validated: number;
+  /** Objects of a kind with no schema here (`apiVersion/kind`), not validated. */
+  unvalidatedKinds: string[];
+  findings: Finding[];
+  skipped: Skipped[];
+}
+
+type Need = "signing" | "authentication";
+
+interface TokenRef {
+  file: string;
+  object: string;
+  field: string;
+  token: string;
+  needs: Need[];
+}
+
+interface PinRef {
+  file: string;
+  object: string;
+  field: string;
+  pins: string[];
+  unsafe: boolean;
+}
+
+interface CertItem {
+  file: string;
+  object: string;
+  cert: Cert;
+  /** The certificates after it in the same file or field (candidate intermediates). */
+  rest: Cert[];
+}
+
+interface KubeconfigItem {
+  file: string;
+  object: string;
+  caDers: Uint8Array[];
+  server: string;
+}
+
+interface Located<T> {
+  file: string;
+  object: string;
+  value: T;
+}
+
+const KUBEADM_GROUP = /^kubeadm\.k8s\.io\//;
+
+/** The words of a join command (line continuations joined, `#` comments dropped). */
+function joinWords(text: string): string[] | undefined {
+  const lines = text.replace(/\\\r?\n/g, " ").split(/\r?\n/).map((l) => l.trim()).filter((l) =>
+    l !== "" && !l.startsWith("#")
+  );
+  if (lines.length !== 1) return undefined;
+  const words = lines[0]!.split(/\s+/).filter((w) => w !== "" && w !== "sudo");
+  if (words[0] !== "kubeadm" || words[1] !== "join") return undefined;
+  return words.slice(2);
+}
+
+/** `--flag value` and `--flag=value` pairs of a join command, in order. */
+function flagPairs(words: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.startsWith("--")) continue;
+    const eq = w.indexOf("=");
+    if (eq >= 0) out.push([w.slice(2, eq), w.slice(eq + 1)]);
+    else if (i + 1 < words.length && !words[i + 1]!.startsWith("--")) {
+      out.push([w.slice(2), words[++i]!]);
+    } else out.push([w.slice(2), "true"]);
+  }
+  return out;
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+function decodeB64(v: unknown): Uint8Array | undefined {
+  if (typeof v !== "string" || v === "") return undefined;
+  return decodeGoBase64(v);
+}
+
+function certsOfPem(text: string): Cert[] {
+  const out: Cert[] = [];
+  for (const block of decodePem(text)) {
+    if (block.type === "CERTIFICATE") out.push(parseCertificate(block.der));
+  }
+  return out;
+}
+
+function certsOfBytes(bytes: Uint8Array): Cert[] {
+  const text = new TextDecoder().decode(bytes);
+  if (looksLikePem(text)) return certsOfPem(text);
+  return [parseCertificate(bytes)];
+}
+
+function subjectOf(c: Cert): string {
+  return c.subject.commonName !== "" ? `certificate CN=${c.subject.commonName}` : "certificate";
+}
+
+/**
+ * Examines `files` at `now`. Never throws for a bad file: it is skipped and
+ * listed.
+ *
+ * @example
+ * ```ts ignore
+ * const report = await doctor(files, new Date());
+ * report.findings.length === 0; // consistent
+ * ```
+ */
+export async function doctor(files: readonly DoctorFile[], now: Date): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const skipped: Skipped[] = [];
+  const add = (f: Finding) => findings.push(f);
+  const secrets: Located<DecodedSecret>[] = [];
+  const clusterInfos: Located<Record<string, string>>[] = [];
+  const bindings: Located<Record<string, unknown>>[] = [];
+  const tokenRefs: TokenRef[] = [];
+  const pinRefs: PinRef[] = [];
+  const certs: CertItem[] = [];
+  const kubeconfigs: KubeconfigItem[] = [];
+  const unvalidated = new Set<string>();
+  let objects = 0;
+  let validated = 0;
+
+  const addCerts = (file: string, object: string, list: Cert[]) => {
+    list.forEach((cert, i) => certs.push({ file, object, cert, rest: list.slice(i + 1) }));
+  };
+
+  const readKubeconfig = (file: string, obj: Record<string, unknown>) => {
+    const object = `kubeconfig ${describeObject(obj).replace(/^Config /, "")}`.replace(
+      / without metadata\.name$/,
+      "",
+    );
+    const what = object === "kubeconfig Config" ? "kubeconfig" : object;
+    const clusters = Array.isArray(obj.clusters) ? obj.clusters : [];
+    clusters.forEach((c, i) => {
+      const cluster = isObject(c) && isObject(c.cluster) ? c.cluster : {};
+      const field = `clusters[${i}].cluster.certificate-authority-data`;
+      const raw = decodeB64(cluster["certificate-authority-data"]);
+      let caDers: Uint8Array[] = [];
+      if (cluster["certificate-authority-data"] !== undefined && raw === undefined) {
+        add({ file, object: what, field, check: "config", message: "not valid base64" });
+      } else if (raw) {
+        try {
+          const list = certsOfBytes(raw);
+          caDers = list.map((c) => c.der);
+          addCerts(file, `${what} ${field}`, list);
+        } catch (e) {
+          add({ file, object: what, field, check: "config", message: (e as Error).message });
+        }
+      }
+      kubeconfigs.push({ file, object: what, caDers, server: str(cluster.server) });
+    });
+    const users = Array.isArray(obj.users) ? obj.users : [];
+    users.forEach((u, i) => {
+      const user = isObject(u) && isObject(u.user) ? u.user : {};
+      const token = str(user.token);
+      if (token !== "" && tokenFromString(token)) {
+        tokenRefs.push({
+          file,
+          object: what,
+          field: `users[${i}].user.token`,
+          token,
+          needs: ["authentication"],
+        });
+      }
+      const raw = decodeB64(user["client-certificate-data"]);
+      if (raw) {
+        try {
+          addCerts(file, `${what} users[${i}].user.client-certificate-data`, certsOfBytes(raw));
+        } catch (e) {
+          add({
+            file,
+            object: what,
+            field: `users[${i}].user.client-certificate-data`,
+            check: "certificate",
+            message: (e as Error).message,
+          });
+        }
+      }
+    });
+  };
+
+  const readJoinConfiguration = (file: string, obj: Record<string, unknown>) => {
+    const object = `JoinConfiguration (${str(obj.apiVersion)})`;
+    const discovery = isObject(obj.discovery) ? obj.discovery : {};
+    const bt = isObject(discovery.bootstrapToken) ? discovery.bootstrapToken : undefined;
+    const discoveryToken = bt ? str(bt.token) : "";
+    if (bt && discoveryToken !== "") {
+      tokenRefs.push({
+        file,
+        object,
+        field: "discovery.bootstrapToken.token",
+        token: discoveryToken,
+        needs: ["signing"],
+      });
+      const hashes = Array.isArray(bt.caCertHashes) ? bt.caCertHashes.map(String) : [];
+      pinRefs.push({
+        file,
+        object,
+        field: "discovery.bootstrapToken.caCertHashes",
+        pins: hashes,
+        unsafe: bt.unsafeSkipCAVerification === true,
+      });
+    }
+    // kubeadm's defaulting: tlsBootstrapToken falls back to the discovery token.
+    const tls = str(discovery.tlsBootstrapToken) || discoveryToken;
+    if (tls !== "") {
+      tokenRefs.push({
+        file,
+        object,
+        field: discovery.tlsBootstrapToken
+          ? "discovery.tlsBootstrapToken"
+          : "discovery.bootstrapToken.token (as tlsBootstrapToken)",
+        token: tls,
+        needs: ["authentication"],
+      });
+    }
+  };
+
+  const readJoinCommand = (file: string, words: string[]) => {
+    const object = "join command";
+    const flags = flagPairs(words);
+    const get = (n: string) => flags.filter(([k]) => k === n).map(([, v]) => v);
+    const token = get("token").pop();
+    const discovery = get("discovery-token").pop() ??
+      (get("discovery-file").length ? undefined : token);
+    const tls = get("tls-bootstrap-token").pop() ?? token;
+    if (discovery !== undefined) {
+      tokenRefs.push({
+        file,
+        object,
+        field: get("discovery-token").length ? "--discovery-token" : "--token",
+        token: discovery,
+        needs: ["signing"],
+      });
+      pinRefs.push({
+        file,
+        object,
+        field: "--discovery-token-ca-cert-hash",
+        pins: get("discovery-token-ca-cert-hash").flatMap((v) => v.split(",")),
+        unsafe: get("discovery-token-unsafe-skip-ca-verification").some((v) => v !== "false"),
+      });
+    }
+    if (tls !== undefined) {
+      tokenRefs.push({
+        file,
+        object,
+        field: get("tls-bootstrap-token").length ? "--tls-bootstrap-token" : "--token",
+        token: tls,
+        needs: ["authentication"],
+      });
+    }
+  };
+
+  for (const f of files) {
+    const pem = looksLikePem(f.text);
+    if (pem) {
+      let list: Cert[];
+      try {
+        list = certsOfPem(f.text);
+      } catch (e) {
+        skipped.push({ file: f.name, reason: (e as Error).message });
+        continue;
+      }
+      addCerts(f.name, list[0] ? subjectOf(list[0]) : "", list);
+      continue; // keys, CSRs: nothing to check
+    }
+    if (f.bytes[0] === 0x30 && f.bytes.some((b) => b === 0)) {
+      try {
+        const c = parseCertificate(f.bytes);
+        addCerts(f.name, subjectOf(c), [c]);
+      } catch (e) {
+        skipped.push({
+          file: f.name,
+          reason: `binary, not a DER certificate: ${(e as Error).message}`,
+        });
+      }
+      continue;
+    }
+    const words = joinWords(f.text);
+    if (words) {
+      readJoinCommand(f.name, words);
+      continue;
+    }
+    let docs: Record<string, unknown>[];
+    try {
+      docs = parseManifests(f.text, f.name) as Record<string, unknown>[];
+    } catch (e) {
+      skipped.push({ file: f.name, reason: (e as Error).message.replace(`${f.name}: `, "") });
+      continue;
+    }
+    if (docs.length === 0) {
+      skipped.push({ file: f.name, reason: "no objects" });
+      continue;
+    }
+    for (const obj of docs) {
+      objects++;
+      const apiVersion = str(obj.apiVersion);
+      const kind = str(obj.kind);
+      if (kind === "Config" && (obj.clusters !== undefined || obj.users !== undefined)) {
+        readKubeconfig(f.name, obj);
+        continue;
+      }
+      if (KUBEADM_GROUP.test(apiVersion)) {
+        if (kind === "JoinConfiguration") readJoinConfiguration(f.name, obj);
+        continue;
+      }
+      if (apiVersion === "" || kind === "") {
+        skipped.push({ file: f.name, reason: `${describeObject(obj)}: no apiVersion and kind` });
+        continue;
+      }
+      const object = describeObject(obj);
+      const violations = await validateObject(obj);
+      if (violations === undefined) unvalidated.add(`${apiVersion}/${kind}`);
+      else {
+        validated++;
+        for (const v of violations) {
+          add({ file: f.name, object, field: v.field, check: "schema", message: v.message });
+        }
+      }
+      if (kind === "Secret" && str(obj.type) === SECRET_TYPE) {
+        try {
+          secrets.push({ file: f.name, object, value: decodeSecret(obj, f.name) });
+        } catch (e) {
+          add({
+            file: f.name,
+            object,
+            field: "data",
+            check: "token",
+            message: (e as Error).message,
+          });
+        }
+      } else if (kind === "ConfigMap") {
+        const meta = isObject(obj.metadata) ? obj.metadata : {};
+        if (
+          meta.name === CLUSTER_INFO_NAME &&
+          (meta.namespace === CLUSTER_INFO_NAMESPACE || meta.namespace === undefined) &&
+          isObject(obj.data)
+        ) {
+          const data: Record<string, string> = {};
+          for (const [k, v] of Object.entries(obj.data)) if (typeof v === "string") data[k] = v;
+          clusterInfos.push({ file: f.name, object, value: data });
+        }
+      } else if (kind === "ClusterRoleBinding" || kind === "RoleBinding") {
+        bindings.push({ file: f.name, object, value: obj });
+      }
+    }
+  }
+
+  // --- cluster-info: its CA and signatures -------------------------------------------------
+  const clusterInfo = clusterInfos[clusterInfos.length - 1];
+  let clusterCa: Uint8Array[] = [];
+  let clusterServer = "";
+  if (clusterInfos.length > 1) {
+    for (const ci of clusterInfos.slice(0, -1)) {
+      add({
+        file: ci.file,
+        object: ci.object,
+        field: "metadata.name",
+        check: "config",
+        message: `more than one cluster-info; the one in ${clusterInfo!.file} is used`,
+      });
+    }
+  }
+  if (clusterInfo) {
+    const kc = clusterInfo.value[KUBECONFIG_KEY];
+    const at = { file: clusterInfo.file, object: clusterInfo.object };
+    if (kc === undefined) {
+      add({ ...at, field: `data.${KUBECONFIG_KEY}`, check: "config", message: "missing" });
+    } else {
+      try {
+        const parsed = parseManifests(kc, "cluster-info kubeconfig")[0] ?? {};
+        const clusters = Array.isArray(parsed.clusters) ? parsed.clusters : [];
+        const c0 = isObject(clusters[0]) && isObject(clusters[0].cluster)
+          ? clusters[0].cluster
+          : {};
+        clusterServer = str(c0.server);
+        const raw = decodeB64(c0["certificate-authority-data"]);
+        if (!raw) throw new Error("no certificate-authority-data");
+        const list = certsOfBytes(raw);
+        clusterCa = list.map((c) => c.der);
+        addCerts(at.file, `${at.object} data.kubeconfig`, list);
+      } catch (e) {
+        add({
+          ...at,
+          field: `data.${KUBECONFIG_KEY}`,
+          check: "config",
+          message: `the kubeconfig's cluster CA: ${(e as Error).message}`,
+        });
+      }
+      const decoded = secrets.map((s) => s.value);
+      const { tokens: signing } = selectSigningTokens(decoded, now);
+      const expected = new Map(signing.map((t) => [t.id, t.secret]));
+      for (const [key, value] of Object.entries(clusterInfo.value)) {
+        if (!key.startsWith(JWS_KEY_PREFIX)) continue;
+        const id = key.slice(JWS_KEY_PREFIX.length);
+        const secret = expected.get(id);
+        if (secret === undefined) {
+          add({
+            ...at,
+            field: `data.${key}`,
+            check: "signature",
+            message:
+              `no Secret ${TOKEN_NAMESPACE}/${SECRET_PREFIX}${id} that signs (missing, expired or without usage-bootstrap-signing): the bootstrapsigner would remove it`,
+          });
+        } else if (!detachedTokenIsValid(value, kc, id, secret)) {
+          add({
+            ...at,
+            field: `data.${key}`,
+            check: "signature",
+            message: `the JWS does not verify with token ${id}: discovery with it fails`,
+          });
+        }
+      }
+      for (const t of signing) {
+        if (clusterInfo.value[JWS_KEY_PREFIX + t.id] === undefined) {
+          const s = secrets.find((x) => x.value.name === SECRET_PREFIX + t.id)!;
+          add({
+            file: clusterInfo.file,
+            object: clusterInfo.object,
+            field: `data.${JWS_KEY_PREFIX}${t.id}`,
+            check: "signature",
+            message: `missing: ${s.object} (${s.file}) signs, so the bootstrapsigner would add it`,
+          });
+        }
+      }
+    }
+  }
+
+  // --- token references ------------------------------------------------------------------------
+  const secretList = secrets.map((s) => s.value);
+  const secretByName = new Map<string, Located<DecodedSecret>>();
+  for (const s of secrets) {
+    if (s.value.namespace === TOKEN_NAMESPACE || s.value.namespace === "") {
+      secretByName.set(s.value.name, s);
+    }
+  }
+  for (const ref of tokenRefs) {
+    const at = { file: ref.file, object: ref.object, field: ref.field };
+    const parsed = tokenFromString(ref.token);
+    if (!parsed) {
+      add({ ...at, check: "token", message: "not a bootstrap token ([a-z0-9]{6}.[a-z0-9]{16})" });
+      continue;
+    }
+    const name = SECRET_PREFIX + parsed.id;
+    const secret = secretByName.get(name);
+    if (!secret) {
+      add({
+        ...at,
+        check: "token",
+        message: `token ${parsed.id}: no Secret ${TOKEN_NAMESPACE}/${name} in the input`,
+      });
+      continue;
+    }
+    for (const need of ref.needs) {
+      if (need === "authentication") {
+        const r = authenticateBootstrapToken(ref.token, secretList, now);
+        if (!r.authenticated) {
+          add({
+            ...at,
+            check: "token",
+            message: `token ${parsed.id}: ${r.reason} (${secret.file})`,
+          });
+        }
+        continue;
+      }
+      const v = secret.value;
+      const why = getData(v, KEYS.secret) !== parsed.secret
+        ? `${secret.object} has a different token-secret`
+        : getExpiration(v, now).expired
+        ? `${secret.object} has expired (expiration ${getData(v, KEYS.expiration)})`
+        : getData(v, KEYS.usageSigning) !== "true"
+        ? `${secret.object} not marked ${KEYS.usageSigning}=true: discovery cannot verify cluster-info`
+        : !clusterInfo
+        ? "no kube-public/cluster-info ConfigMap in the input to discover with"
+        : undefined;
+      if (why) {
+        add({ ...at, check: "token", message: `token ${parsed.id}: ${why} (${secret.file})` });
+      }
+    }
+  }
+
+  // --- pins ------------------------------------------------------------------------------------
+  const caCerts = certs.filter((c) => c.cert.basicConstraints?.isCA).map((c) => c.cert);
+  const pinTarget = clusterCa.length ? clusterCa : caCerts.map((c) => c.der);
+  for (const ref of pinRefs) {
+    const at = { file: ref.file, object: ref.object, field: ref.field };
+    if (ref.pins.length === 0) {
+      if (!ref.unsafe) {
+        add({
+          ...at,
+          check: "pin",
+          message:
+            "no CA pin and no unsafe skip of CA verification: kubeadm join refuses token discovery without one",
+        });
+      }
+      continue;
+    }
+    const set = new PinSet();
+    try {
+      set.allow(...ref.pins);
+    } catch (e) {
+      add({ ...at, check: "pin", message: (e as Error).message });
+      continue;
+    }
+    if (pinTarget.length === 0) {
+      add({
+        ...at,
+        check: "pin",
+        message: "no cluster-info or CA certificate in the input to check the pins against",
+      });
+      continue;
+    }
+    try {
+      set.checkAny(pinTarget);
+    } catch (e) {
+      add({
+        ...at,
+        check: "pin",
+        message: `cluster CA found in cluster-info ConfigMap is invalid: ${(e as Error).message}`,
+      });
+    }
+  }
+
+  // --- kubeconfigs agree with cluster-info -----------------------------------------------------
+  if (clusterInfo && clusterCa.length) {
+    const key = (d: Uint8Array) => Array.from(d).join(",");
+    const known = new Set(clusterCa.map(key));
+    kubeconfigs.forEach((k) => {
+      if (k.caDers.length && !k.caDers.some((d) => known.has(key(d)))) {
+        add({
+          file: k.file,
+          object: k.object,
+          field: "clusters.cluster.certificate-authority-data",
+          check: "config",
+          message: `none of its CA certificates is the CA in cluster-info (${clusterInfo.file})`,
+        });
+      }
+      if (
+        k.server !== "" && clusterServer !== "" && k.server !== clusterServer && k.caDers.length
+      ) {
+        add({
+          file: k.file,
+          object: k.object,
+          field: "clusters.cluster.server",
+          check: "config",
+          message: `server ${k.server} is not cluster-info's ${clusterServer}`,
+        });
+      }
+    });
+  }
+
+  // --- RBAC --------------------------------------------------------------------------------------
+  if (secrets.length) checkRbac(secrets, bindings, clusterInfo, now, add);
+
+  // --- certificates ------------------------------------------------------------------------------
+  const roots = dedupe(caCerts);
+  for (const item of certs) {
+    const c = item.cert;
+    const at = { file: item.file, object: item.object };
+    if (now < c.notBefore) {
+      add({
+        ...at,
+        field: "notBefore",
+        check: "certificate",
+        message: `not valid before ${formatRfc3339(c.notBefore)}`,
+      });
+    } else if (now > c.notAfter) {
+      add({
+        ...at,
+        field: "notAfter",
+        check: "certificate",
+        message: `expired at ${formatRfc3339(c.notAfter)}`,
+      });
+    }
+    if (roots.length === 0) continue;
+    // Judge the chain inside the leaf's lifetime, so an expiry is reported once, above.
+    const t = new Date(
+      Math.min(Math.max(now.getTime(), c.notBefore.getTime()), c.notAfter.getTime()),
+    );
+    const r = verify(c, { roots, intermediates: item.rest, currentTime: t, keyUsages: ["Any"] });
+    if (!r.ok) {
+      add({
+        ...at,
+        field: "issuer",
+        check: "certificate",
+        message: `does not chain to a CA in the input: ${r.error}`,
+      });
+    }
+  }
+
+  const order = (f: Finding) => [f.file, f.object, f.field];
+  findings.sort((a, b) => {
+    const x = order(a), y = order(b);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return 0;
+  });
+  return {
+    files: files.length,
+    objects,
+    tokenReferences: tokenRefs.length,
+    tokenSecrets: secrets.length,
+    certificates: certs.length,
+    validated,
+    unvalidatedKinds: [...unvalidated].sort(),
+    findings,
+    skipped,
+  };
+}
+
+function dedupe(list: readonly Cert[]): Cert[] {
+  const seen = new Set<string>();
+  return list.filter((c) => {
+    const k = Array.from(c.der.subarray(0, 64)).join(",") + c.der.length;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+interface Subject {
+  kind: string;
+  name: string;
+}
+
+function subjectsOf(binding: Record<string, unknown>): Subject[] {
+  const list = Array.isArray(binding.subjects) ? binding.subjects : [];
+  return list.filter(isObject).map((s) => ({ kind: str(s.kind), name: str(s.name) }));
+}
+
+function roleRefOf(binding: Record<string, unknown>): { kind: string; name: string } {
+  const r = isObject(binding.roleRef) ? binding.roleRef : {};
+  return { kind: str(r.kind), name: str(r.name) };
+}
+
+/**
+ * The bindings each authentication token needs, as kubeadm creates them:
+ * its user or one of its groups bound to ClusterRole
+ * `system:node-bootstrapper` (create CSRs) and to the `nodeclient`
+ * auto-approval ClusterRole; and, with a cluster-info, anonymous `get` on it.
+ * Tokens with the same groups are reported once.
+ */
+function checkRbac(
+  secrets: readonly Located<DecodedSecret>[],
+  bindings: readonly Located<Record<string, unknown>>[],
+  clusterInfo: Located<Record<string, string>> | undefined,
+  now: Date,
+  add: (f: Finding) => void,
+): void {
+  const clusterBindings = bindings.filter((b) => b.value.kind === "ClusterRoleBinding");
+  const boundTo = (role: string) => {
+    const users = new Set<string>();
+    const groups = new Set<string>();
+    for (const b of clusterBindings) {
+      const ref = roleRefOf(b.value);
+      if (ref.kind !== "ClusterRole" || ref.name !== role) continue;
+      for (const s of subjectsOf(b.value)) {
+        if (s.kind === "Group") groups.add(s.name);
+        if (s.kind === "User") users.add(s.name);
+      }
+    }
+    return { users, groups };
+  };
+  const needed = [
+    { role: RBAC_NAMES.nodeBootstrapper, why: "post CSRs", binding: RBAC_NAMES.kubeletBootstrap },
+    {
+      role: RBAC_NAMES.nodeClient,
+      why: "have their client CSRs auto-approved",
+      binding: RBAC_NAMES.autoApproveBootstrap,
+    },
+  ].map((n) => ({ ...n, ...boundTo(n.role) }));
+  const reported = new Map<string, { finding: Finding; count: number }>();
+  for (const s of secrets) {
+    const v = s.value;
+    if (v.namespace !== TOKEN_NAMESPACE && v.namespace !== "") continue;
+    if (getData(v, KEYS.usageAuthentication) !== "true" || getExpiration(v, now).expired) continue;
+    let groups: string[];
+    try {
+      groups = getGroups(v);
+    } catch (e) {
+      add({
+        file: s.file,
+        object: s.object,
+        field: `data.${KEYS.extraGroups}`,
+        check: "token",
+        message: (e as Error).message,
+      });
+      continue;
+    }
+    const user = BOOTSTRAP_USER_PREFIX + getData(v, KEYS.id);
+    for (const n of needed) {
+      if (n.users.has(user) || groups.some((g) => n.groups.has(g))) continue;
+      const key = `${n.role}\0${groups.join(",")}`;
+      const seen = reported.get(key);
+      if (seen) {
+        seen.count++;
+        continue;
+      }
+      const finding: Finding = {
+        file: s.file,
+        object: s.object,
+        field: `data.${KEYS.extraGroups}`,
+        check: "rbac",
+        message: `none of its groups (${
+          groups.join(", ")
+        }) is bound to ClusterRole ${n.role}: the node cannot ${n.why} (kubeadm's ClusterRoleBinding ${n.binding})`,
+      };
+      reported.set(key, { finding, count: 1 });
+    }
+  }
+  for (const { finding, count } of reported.values()) {
+    if (count > 1) finding.object += ` (and ${count - 1} more with the same groups)`;
+    add(finding);
+  }
+  if (clusterInfo) {
+    const ok = bindings.some((b) => {
+      const meta = isObject(b.value.metadata) ? b.value.metadata : {};
+      const ref = roleRefOf(b.value);
+      return b.value.kind === "RoleBinding" && meta.namespace === CLUSTER_INFO_NAMESPACE &&
+        ref.name === RBAC_NAMES.clusterInfo &&
+        subjectsOf(b.value).some((s) => s.kind === "User" && s.name === "system:anonymous");
+    });
+    if (!ok) {
+      add({
+        file: clusterInfo.file,
+        object: clusterInfo.object,
+        field: "metadata.name",
+        check: "rbac",
+        message:
+          `no RoleBinding ${CLUSTER_INFO_NAMESPACE}/${RBAC_NAMES.clusterInfo} for system:anonymous: joining nodes cannot read it`,
+      });
+    }
+  }
+}
