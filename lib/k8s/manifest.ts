@@ -184,6 +184,14 @@ function firstLine(err: unknown): string {
  * ```
  */
 export function toYaml(value: unknown): string {
+  return fastYaml(value) ?? toYamlByLibrary(value);
+}
+
+/**
+ * {@link toYaml} through the `yaml` library alone, for any value: the
+ * reference its fast path is held to.
+ */
+export function toYamlByLibrary(value: unknown): string {
   // No anchors: a value seen twice (from a YAML alias) is written out twice, as
   // kubectl does; with sorted keys an alias could otherwise precede its anchor.
   const doc = new Document(value, {
@@ -208,6 +216,116 @@ export function toYaml(value: unknown): string {
     },
   });
   return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+}
+
+// ---------------------------------------------------------------------------
+// The fast path: plain data (maps, lists, one-line strings, integers,
+// booleans, null) written directly, byte for byte what `toYamlByLibrary` writes.
+// Strings that are not trivially plain are rendered once by `toYamlByLibrary` and
+// cached; any other shape (multi-line strings, fractions, lists in lists,
+// unusual keys) gives up, and the caller takes the slow path for the value.
+
+// Starts with a letter, no YAML indicator, single spaces only between words,
+// no `: ` or ` #`, no trailing colon: plain for the yaml library and a string
+// for Go's resolver unless it is a keyword or a bare exponent.
+const PLAIN = /^[A-Za-z](?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))*(?: (?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))+)*$/;
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;
+const KEYWORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
+const EXPONENT = /^[eE][-+]?[0-9]+$/;
+
+const scalarCache = new Map<string, string | null>();
+
+/** A string scalar as it follows `key: ` or `- `, or null when not on one line. */
+function yamlScalar(value: string): string | null {
+  if (PLAIN.test(value) && !KEYWORDS.has(value.toLowerCase()) && !EXPONENT.test(value)) {
+    return value;
+  }
+  let out = scalarCache.get(value);
+  if (out === undefined) {
+    const text = toYamlByLibrary({ k: value });
+    const body = text.slice(3, -1);
+    out = text.startsWith("k: ") && text.endsWith("\n") && !body.includes("\n") ? body : null;
+    if (scalarCache.size >= 10_000) scalarCache.clear();
+    scalarCache.set(value, out);
+  }
+  return out;
+}
+
+const keyOrderCache = new Map<string, string[] | null>();
+
+/** The map's keys in go-yaml's order, or null when one is not a plain key. */
+function orderedKeys(map: Record<string, unknown>): string[] | null {
+  const own = Object.keys(map);
+  const sig = own.join("\n");
+  let keys = keyOrderCache.get(sig);
+  if (keys === undefined) {
+    const ok = own.every((k) =>
+      PLAIN_KEY.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k)
+    );
+    keys = ok ? own.sort((a, b) => (a === b ? 0 : goYamlLess(a, b) ? -1 : 1)) : null;
+    if (keyOrderCache.size >= 1000) keyOrderCache.clear();
+    keyOrderCache.set(sig, keys);
+  }
+  return keys;
+}
+
+/** A leaf value as it follows `key: ` or `- `; undefined for a collection, null to give up. */
+function yamlLeaf(v: unknown): string | null | undefined {
+  if (typeof v === "string") return yamlScalar(v);
+  if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : null;
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return v.length === 0 ? "[]" : undefined;
+  if (isObject(v)) return Object.keys(v).length === 0 ? "{}" : undefined;
+  return null;
+}
+
+/** A non-empty map's lines, each key at `indent`; null to give up. */
+function yamlMap(map: Record<string, unknown>, indent: string): string | null {
+  const keys = orderedKeys(map);
+  if (keys === null) return null;
+  let out = "";
+  for (const key of keys) {
+    const v = map[key];
+    if (v === undefined) return null;
+    const leaf = yamlLeaf(v);
+    if (leaf === null) return null;
+    if (leaf !== undefined) {
+      out += indent + key + ": " + leaf + "\n";
+      continue;
+    }
+    const inner = Array.isArray(v)
+      ? yamlSeq(v, indent)
+      : yamlMap(v as Record<string, unknown>, indent + "  ");
+    if (inner === null) return null;
+    out += indent + key + ":\n" + inner;
+  }
+  return out;
+}
+
+/** A non-empty list's lines, dashes at `indent` (sequences not indented); null to give up. */
+function yamlSeq(list: readonly unknown[], indent: string): string | null {
+  let out = "";
+  for (const v of list) {
+    const leaf = yamlLeaf(v);
+    if (leaf === null) return null;
+    if (leaf !== undefined) {
+      out += indent + "- " + leaf + "\n";
+      continue;
+    }
+    if (Array.isArray(v)) return null;
+    const inner = yamlMap(v as Record<string, unknown>, indent + "  ");
+    if (inner === null) return null;
+    out += indent + "- " + inner.slice(indent.length + 2);
+  }
+  return out;
+}
+
+/** {@link toYaml} for plain data, or null when the value needs the yaml library. */
+function fastYaml(value: unknown): string | null {
+  // A scalar or an empty collection on its own is a document of its own kind: left to the library.
+  if (yamlLeaf(value) !== undefined) return null;
+  return Array.isArray(value) ? yamlSeq(value, "") : yamlMap(value as Record<string, unknown>, "");
 }
 
 // YAML 1.1's own tests would quote e.g. `1e1000`; quoting must follow Go's resolver alone.
