@@ -110,6 +110,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("etcd-certfile", "FILE", "external etcd: the client certificate (etcd.external.certFile)"),
     def("etcd-keyfile", "FILE", "external etcd: the client key (etcd.external.keyFile)"),
     def("expires", "RFC3339", "absolute expiry instead of --ttl (mutually exclusive)"),
+    def(
+      "expiring-within",
+      "D|P%",
+      "exit 3 when a certificate expires within a Go duration (720h) or is P % through its life",
+    ),
     def("external-ca", undefined, "external CA mode: the CA keys may be absent from pki/"),
     def("force", undefined, "overwrite existing files"),
     def("groups", "LIST", "groups, repeatable or comma-separated", { multiple: true }),

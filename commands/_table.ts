@@ -169,6 +169,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./cert_inspect.ts"),
   },
   {
+    name: "certs check-expiration",
+    group: "certs",
+    summary: "Report certificate expiry as kubeadm certs check-expiration, plus the kubelet's",
+    load: () => import("./certs_check_expiration.ts"),
+  },
+  {
     name: "certs certificate-key",
     group: "certs",
     summary: "Print a new certificate key for upload-certs, as kubeadm certs certificate-key",
@@ -183,6 +189,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "download-certs",
     summary: "Decrypt a kubeadm-certs Secret as kubeadm join --control-plane does",
     load: () => import("./download_certs.ts"),
+  },
+  {
+    name: "doctor",
+    summary: "Check rendered bootstrap artefacts for consistency and schema validity, offline",
+    load: () => import("./doctor.ts"),
   },
   {
     name: "completion",
