@@ -59,6 +59,13 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("version", undefined, "print the version", { short: "V" }),
     // Command flags, alphabetical.
     def("allowed-dns-names", "N", "approval policy: most DNS SANs a serving CSR may carry"),
+    def("api-version", "VERSION", "kubeadm config API version: v1beta4 (default) or v1beta3"),
+    def(
+      "apiserver-advertise-address",
+      "ADDR",
+      "control-plane join: the IP the node's API server advertises",
+    ),
+    def("apiserver-bind-port", "PORT", "control-plane join: the node's API server port (6443)"),
     def("approve", undefined, "add the Approved condition to objects that lack it"),
     def("bypass-dns-resolution", undefined, "approval policy: do not resolve DNS SANs"),
     def(
@@ -77,11 +84,14 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("cluster-info", "FILE", "a cluster-info ConfigMap"),
     def("cluster-name", "NAME", "cluster name"),
     def("cn", "NAME", "subject common name"),
+    def("config", "FILE", "a kubeadm configuration file (InitConfiguration stream)"),
     def("control-plane", undefined, "join as a control-plane node"),
     def("count", "N", "how many"),
     def("credentials", "FORM", "how a kubeconfig carries the client credentials: embedded|file"),
+    def("cri-socket", "SOCKET", "the node's CRI socket (unix:///path; a bare /path gets unix://)"),
     def("deny", undefined, "add the Denied condition to CSRs the policy refuses"),
     def("description", "TEXT", "human-readable description"),
+    def("discovery-file", "PATH", "file discovery: the kubeconfig's path or https URL on the node"),
     def(
       "discovery-token-ca-cert-hash",
       "HASH",
@@ -127,6 +137,9 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("ip", "ADDR", "IP SAN, repeatable", { multiple: true }),
     def("key", "FILE", "private key that must match (PEM)"),
     def("key-type", "TYPE", "key algorithm"),
+    def("kubelet-arg", "NAME=VALUE", "kubelet extra argument (name without dashes), repeatable", {
+      multiple: true,
+    }),
     def("max-expiration-sec", "N", "approval policy: largest spec.expirationSeconds approved"),
     def("node", "NAME", "node name", { multiple: true }),
     def(
@@ -154,6 +167,10 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("signer-name", "NAME", "the signer whose rules apply"),
     def("skip-deny-step", undefined, "approval policy: never deny, leave refused CSRs pending"),
     def("string-data", undefined, "write stringData (plain text) instead of base64 data"),
+    def("taint", "KEY[=VALUE]:EFFECT", "node taint, repeatable; '' alone: no taints at all", {
+      multiple: true,
+    }),
+    def("tls-bootstrap-token", "TOKEN", "the token for the TLS bootstrap (file discovery)"),
     def("token", "TOKEN", "bootstrap token [a-z0-9]{6}.[a-z0-9]{16}", { multiple: true }),
     def("ttl", "DURATION", "lifetime, Go duration syntax (1s, 2m, 3h)", {
       aliases: [

@@ -123,6 +123,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./join_command.ts"),
   },
   {
+    name: "join-config",
+    summary: "Render or check kubeadm's JoinConfiguration (v1beta4, v1beta3) for a node",
+    load: () => import("./join_config.ts"),
+  },
+  {
     name: "rbac",
     summary: "Render the RBAC objects kubeadm's bootstrap-token phase creates",
     load: () => import("./rbac.ts"),
