@@ -357,6 +357,87 @@ const ROWS: Row[] = [
     code: 3,
     report: true,
   },
+  // discovery-file
+  {
+    what: "no pin",
+    argv: ["discovery-file", "--cluster-info", F.clusterInfo, "--out", out("df")],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["discovery-file", "--cluster-info", garbage, "--discovery-token-ca-cert-hash", F.pin],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: [
+      "discovery-file",
+      "--cluster-info",
+      F.clusterInfo,
+      "--discovery-token-ca-cert-hash",
+      OTHER_PIN,
+      "--out",
+      out("df"),
+    ],
+    code: 3,
+  },
+  // kubeconfig node
+  {
+    what: "node name",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "Worker_1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+    ],
+    code: 2,
+  },
+  {
+    what: "CA key mismatch",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "worker-1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.nodeKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+    ],
+    code: 1,
+  },
+  {
+    what: "check (CA expired)",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "worker-1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+      "--now",
+      "2100-01-01T00:00:00Z",
+    ],
+    code: 3,
+  },
   // init (its flags come from the same vocabulary)
   {
     what: "token",
@@ -390,6 +471,8 @@ const COMMANDS = [
   "cluster-info sign",
   "cluster-info verify",
   "kubeconfig bootstrap",
+  "kubeconfig node",
+  "discovery-file",
   "join-command",
   "rbac",
   "csr create",
@@ -417,7 +500,15 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     "csr inspect",
     "csr sign",
   ];
-  for (const c of [...checking, "cert verify", "kubeconfig bootstrap"]) {
+  for (
+    const c of [
+      ...checking,
+      "cert verify",
+      "kubeconfig bootstrap",
+      "discovery-file",
+      "kubeconfig node",
+    ]
+  ) {
     assert.ok(ROWS.some((r) => commandOf(r.argv) === c && r.code === 3), `${c}: no exit-3 row`);
   }
 });
