@@ -8,7 +8,9 @@
  * @module
  */
 
-import { InputError, UsageError } from "../lib/base/errors.ts";
+import { CheckError, InputError, JoinkitError, UsageError } from "../lib/base/errors.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
+import { approveObject } from "../lib/kubelet/csr_approval.ts";
 import {
   type ApprovalPolicy,
   buildPolicy,
@@ -114,4 +116,49 @@ export function readApprovalPolicy(ctx: Context): ApprovalPolicy {
   );
   for (const w of warnings) ctx.stderr(`warning: ${w}`);
   return policy;
+}
+
+/**
+ * `csr sign --approve --policy FILE`: the policy, or `undefined` without
+ * `--policy`; `--policy` without `--approve` is a usage error.
+ */
+export function signingPolicy(ctx: Context, approve: boolean): ApprovalPolicy | undefined {
+  if (flagString(ctx.flags, "policy") === undefined) return undefined;
+  if (!approve) throw new UsageError("--policy applies with --approve");
+  return readApprovalPolicy(ctx);
+}
+
+/** Whether `csr sign` signs an object after the policy's judgement, and the object to sign. */
+export type SigningGate =
+  | { obj: KubeObject; sign: true }
+  | { obj: KubeObject; sign: false; error: JoinkitError };
+
+/**
+ * `csr approve`'s judgement before `csr sign` signs: an object the policy
+ * approves gets the approver's condition and is signed; one already decided
+ * or issued goes on to the signer's own checks; any other is not signed, with
+ * the policy's reason (exit 3). Bad input comes back as the error.
+ */
+export function gateForSigning(
+  obj: KubeObject,
+  where: string,
+  policy: ApprovalPolicy,
+  now: Date,
+): SigningGate {
+  let o;
+  try {
+    o = approveObject(obj, where, policy, now, false);
+  } catch (e) {
+    if (e instanceof JoinkitError) return { obj, sign: false, error: e };
+    throw e;
+  }
+  const d = o.decision;
+  if (d.action === "approve" || (d.action === "skip" && d.reason === undefined)) {
+    return { obj: o.obj, sign: true };
+  }
+  return {
+    obj,
+    sign: false,
+    error: new CheckError(`${o.label}: not approved by the policy: ${d.reason}`),
+  };
 }

@@ -145,7 +145,7 @@ Examples:
           }
           if (d.action === "approve") continue;
           code = 3;
-          ctx.stderr(`${o.changed ? "denied" : "not approved"}: ${o.label}: ${d.reason}`);
+          ctx.stderr(`error: ${o.label}: ${o.changed ? "denied" : "not approved"}: ${d.reason}`);
         }
         const out: KubeObject[] = outcomes.map((o) => o.obj);
         let text: string;

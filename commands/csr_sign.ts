@@ -31,6 +31,7 @@ import {
   requireString,
 } from "./_flags.ts";
 import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import { gateForSigning, signingPolicy } from "./_approval_policy.ts";
 
 const FLAGS = flagSet("csr sign", [
   ["ca", "the signing CA certificate (PEM) (required)"],
@@ -45,6 +46,7 @@ const FLAGS = flagSet("csr sign", [
     "the signer's --cluster-signing-duration, Go duration (default 8760h)",
   ],
   "approve",
+  ["policy", "with --approve: approve only what this policy approves (see csr approve)"],
   [
     "output",
     "pem (default for PEM input), yaml or json (default for objects:\nthe input's format)",
@@ -121,6 +123,7 @@ Examples:
     const approve = flagBool(ctx.flags, "approve");
     const outFile = flagOut(ctx.flags);
     const force = flagBool(ctx.flags, "force");
+    const policy = signingPolicy(ctx, approve);
     if (signerFlag !== undefined) {
       try {
         signerValidator(signerFlag);
@@ -156,6 +159,7 @@ Examples:
     };
 
     if (input.text.includes("-----BEGIN")) {
+      if (policy) throw new UsageError("--policy judges CSR objects; a PEM CSR has no requester");
       outputFormat(ctx.flags, ["pem"] as const, "pem");
       const requests = pemRequests(input.text, input.name);
       if (requests.length === 1) {
@@ -201,8 +205,12 @@ Examples:
     const results = await mapOrdered(
       objects,
       BATCH,
-      (obj, i) =>
-        signObject(obj, objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name, opts),
+      (obj, i) => {
+        const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
+        const g = policy ? gateForSigning(obj, where, policy, ctx.now) : undefined;
+        if (!g) return signObject(obj, where, opts);
+        return g.sign ? signObject(g.obj, where, opts) : Promise.resolve({ obj, error: g.error });
+      },
     );
     for (const settled of results) {
       if (settled.status === "rejected") throw settled.reason;

@@ -307,6 +307,18 @@ const ROWS: Row[] = [
     code: 3,
     report: true,
   },
+  // csr approve
+  {
+    what: "CIDR",
+    argv: ["csr", "approve", F.csrObject, "--provider-ip-prefixes", "10.0.0.0/33"],
+    code: 2,
+  },
+  { what: "regex", argv: ["csr", "approve", F.csrObject, "--provider-regex", "a(?=b)"], code: 2 },
+  { what: "format", argv: ["csr", "approve", F.csrObject, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["csr", "approve", garbage], code: 1 },
+  { what: "policy file", argv: ["csr", "approve", F.csrObject, "--policy", badYaml], code: 1 },
+  // a client CSR whose requester no bound group holds: refused, the objects still printed
+  { what: "check", argv: ["csr", "approve", F.csrObject, ...NOW], code: 3, report: true },
   // csr sign
   {
     what: "duration",
@@ -477,6 +489,7 @@ const COMMANDS = [
   "rbac",
   "csr create",
   "csr inspect",
+  "csr approve",
   "csr sign",
   "cert inspect",
   "cert verify",
@@ -498,6 +511,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     "ca pin-check",
     "cluster-info verify",
     "csr inspect",
+    "csr approve",
     "csr sign",
   ];
   for (
