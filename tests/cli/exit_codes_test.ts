@@ -356,6 +356,25 @@ const ROWS: Row[] = [
     ],
     code: 3,
   },
+  // certs check-expiration
+  {
+    what: "duration",
+    argv: ["certs", "check-expiration", F.caCrt, "--expiring-within", "1d"],
+    code: 2,
+  },
+  { what: "format", argv: ["certs", "check-expiration", F.caCrt, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["certs", "check-expiration", garbage], code: 1 },
+  {
+    what: "expiring",
+    argv: ["certs", "check-expiration", F.caCrt, "--expiring-within", "1000000h", ...NOW],
+    code: 3,
+    report: true,
+  },
+  // doctor
+  { what: "format", argv: ["doctor", F.kubeconfig, "-o", "xml"], code: 2 },
+  { what: "missing file", argv: ["doctor", path.join(root.dir, "absent.yaml")], code: 1 },
+  // The bootstrap kubeconfig alone: its token has no Secret.
+  { what: "inconsistent", argv: ["doctor", F.kubeconfig, ...NOW], code: 3, report: true },
   // cert inspect
   { what: "format", argv: ["cert", "inspect", F.nodeCrt, "-o", "xml"], code: 2 },
   { what: "wrong kind", argv: ["cert", "inspect", garbage], code: 1 },
@@ -493,6 +512,8 @@ const COMMANDS = [
   "csr sign",
   "cert inspect",
   "cert verify",
+  "certs check-expiration",
+  "doctor",
   "init",
 ];
 
@@ -518,6 +539,8 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     const c of [
       ...checking,
       "cert verify",
+      "certs check-expiration",
+      "doctor",
       "kubeconfig bootstrap",
       "discovery-file",
       "kubeconfig node",
