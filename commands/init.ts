@@ -10,7 +10,13 @@
 
 import { UsageError } from "../lib/base/errors.ts";
 import { readClusterCa } from "../lib/pki/certsource.ts";
-import { parseTtlFlag } from "../lib/tokens/bootstrap_token.ts";
+import { type BootstrapTokenSpec, parseTtlFlag } from "../lib/tokens/bootstrap_token.ts";
+import { parseManifests } from "../lib/k8s/manifest.ts";
+import {
+  type InitBootstrapToken,
+  type InitFileConfig,
+  readInitConfiguration,
+} from "../lib/kubeadm/init_config.ts";
 import { generateToken, parseToken } from "../lib/tokens/token.ts";
 import { INIT_DESCRIPTION, initBootstrapTokens, initFileNames } from "../lib/phases/init.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
@@ -21,6 +27,7 @@ import {
   flagString,
   flagTokens,
   outputFormat,
+  parseServerFlag,
   requireServer,
   requireString,
 } from "./_flags.ts";
@@ -42,11 +49,15 @@ const FLAGS = flagSet("init", [
   ["description", "token description"],
   [
     "out-dir",
-    "write bootstrap-token.yaml (.json with -o json),\nbootstrap-kubelet.conf and join-command.txt there (all\n0600, one atomic step; DIR created 0700 with parents)",
+    "write bootstrap-token.yaml (.json with -o json),\nbootstrap-kubelet.conf, join-command.txt and\njoin-config.yaml there (all 0600, one atomic step; DIR\ncreated 0700 with parents)",
   ],
   [
     "output",
     "yaml (default) or json: the manifests as a YAML stream,\nor as kubectl prints JSON (one object, or a v1 List)",
+  ],
+  [
+    "config",
+    "kubeadm InitConfiguration (v1beta4/v1beta3, may hold a\nClusterConfiguration): its bootstrapTokens and\ncontrolPlaneEndpoint (the --server); not with --token,\n--ttl, --description (kubeadm's rule)",
   ],
   "force",
 ]);
@@ -107,7 +118,25 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
-    const server = requireServer(ctx.flags);
+    const configFile = flagString(ctx.flags, "config");
+    if (configFile !== undefined) {
+      // kubeadm's ValidateMixedArguments: the file replaces these flags.
+      const mixed = ["description", "token", "ttl"].filter((n) => ctx.flags[n] !== undefined);
+      if (mixed.length) {
+        throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
+      }
+    }
+    const fileConfig = configFile === undefined ? undefined : readInitConfigFile(configFile);
+    if (fileConfig?.joinEndpoint !== undefined && ctx.flags.server !== undefined) {
+      throw new UsageError(
+        `can not mix '--config' with arguments [server]: ${
+          fileConfig.controlPlaneEndpoint ? "controlPlaneEndpoint" : "localAPIEndpoint"
+        } sets it`,
+      );
+    }
+    const server = fileConfig?.joinEndpoint !== undefined
+      ? parseServerFlag(fileConfig.joinEndpoint)
+      : requireServer(ctx.flags);
     const caFile = requireString(ctx.flags, "ca");
     const ttlText = flagString(ctx.flags, "ttl");
     const ttlMs = ttlText === undefined ? undefined : parseTtlFlag(ttlText);
@@ -120,7 +149,12 @@ Examples:
       throw new UsageError("--join-file and --out-dir: --out-dir already writes the join command");
     }
 
-    const tokens = flagTokens(ctx.flags);
+    const tokens = fileConfig
+      ? fileConfig.bootstrapTokens.map((t) => t.token ?? parseToken(generateToken()))
+      : flagTokens(ctx.flags);
+    if (fileConfig && fileConfig.bootstrapTokens[0]!.token === undefined) {
+      if (outDir === undefined && joinFile === undefined) throw new UsageError(NO_JOIN_MATERIAL);
+    }
     if (tokens.length === 0) {
       if (outDir === undefined && joinFile === undefined) throw new UsageError(NO_JOIN_MATERIAL);
       tokens.push(parseToken(generateToken()));
@@ -136,6 +170,7 @@ Examples:
       now: ctx.now,
       format,
       ...(ttlMs !== undefined ? { ttlMs } : {}),
+      ...(fileConfig ? { specs: fileConfig.bootstrapTokens.map(specOf) } : {}),
     });
 
     // Progress is printed only once the run has succeeded, so a failure is one error line.
@@ -146,6 +181,7 @@ Examples:
         { path: path.join(outDir, names.manifests), data: r.manifests, mode: 0o600 },
         { path: path.join(outDir, names.kubeconfig), data: r.bootstrapKubeconfig, mode: 0o600 },
         { path: path.join(outDir, names.joinCommand), data: r.joinCommand, mode: 0o600 },
+        { path: path.join(outDir, names.joinConfig), data: r.joinConfig, mode: 0o600 },
       );
       ensureDir(outDir, 0o700);
     } else if (joinFile !== undefined) {
@@ -153,8 +189,25 @@ Examples:
       ensureDir(path.dirname(joinFile), 0o700);
     }
     if (files.length > 0) writeFilesAtomic(files, force);
+    for (const w of fileConfig?.warnings ?? []) ctx.stderr(`warning: ${configFile}: ${w}`);
     for (const line of r.progress) ctx.stderr(line);
     if (outDir === undefined) ctx.stdout(r.manifests);
     for (const f of files) ctx.stderr(`[bootstrap-token] Wrote ${f.path}`);
   },
 };
+
+/** `--config FILE`: the InitConfiguration stream, read as kubeadm init --config reads it. */
+function readInitConfigFile(file: string): InitFileConfig {
+  const input = readInput(file);
+  return readInitConfiguration(parseManifests(input.text, input.name), input.name);
+}
+
+/** A config file's token as the phase's spec (kubeadm's defaults already applied). */
+function specOf(t: InitBootstrapToken): Omit<BootstrapTokenSpec, "token"> {
+  return {
+    usages: t.usages,
+    groups: t.groups,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    ...(t.expires !== undefined ? { expires: t.expires } : { ttlMs: t.ttlMs }),
+  };
+}

@@ -50,9 +50,12 @@ Deno.test("CLI init --out-dir writes the stream, bootstrap-kubelet.conf and join
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "");
-    const files = ["bootstrap-token.yaml", "bootstrap-kubelet.conf", "join-command.txt"].map((f) =>
-      path.join(out, f)
-    );
+    const files = [
+      "bootstrap-token.yaml",
+      "bootstrap-kubelet.conf",
+      "join-command.txt",
+      "join-config.yaml",
+    ].map((f) => path.join(out, f));
     assert.equal(
       r.stderr,
       [...STDERR(["abcdef"]), ...files.map((f) => `[bootstrap-token] Wrote ${f}`), ""].join("\n"),
