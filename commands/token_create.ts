@@ -10,11 +10,14 @@ import {
   type BootstrapTokenSpec,
   parseTtlFlag,
   tokensToSecrets,
+  tokenToSecret,
   validateBootstrapToken,
   withDefaults,
 } from "../lib/tokens/bootstrap_token.ts";
 import { InputError, UsageError } from "../lib/base/errors.ts";
-import { renderObjects } from "../lib/k8s/manifest.ts";
+import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { readInitConfiguration } from "../lib/kubeadm/init_config.ts";
+import { readInput } from "./_io.ts";
 import {
   generateToken,
   newBootstrapTokenString,
@@ -23,7 +26,7 @@ import {
   type Token,
 } from "../lib/tokens/token.ts";
 import { renderYamlStream } from "../lib/tokens/token_yaml.ts";
-import { type Command, EXIT_CODES } from "./_command.ts";
+import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
   flagBool,
@@ -60,6 +63,10 @@ const FLAGS = flagSet("token create", [
     `render N Secrets with fresh tokens (default 1, at most ${MAX_COUNT});\nnot with TOKEN`,
   ],
   "string-data",
+  [
+    "config",
+    "kubeadm InitConfiguration (v1beta4/v1beta3): one Secret per\nbootstrapTokens entry, with its ttl, usages, groups and\ndescription; not with TOKEN or the token flags (kubeadm's rule)",
+  ],
   ["output", "yaml (default; a '---' stream) or json (one object, or a v1 List)"],
 ]);
 
@@ -99,6 +106,10 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 0, 1, "TOKEN");
+    const configFile = flagString(ctx.flags, "config");
+    if (configFile !== undefined) {
+      return createFromConfig(ctx, configFile);
+    }
     const count = flagInt(ctx.flags, "count", 1, 1, MAX_COUNT);
     const tokenArg = ctx.args[0];
     if (tokenArg !== undefined && count > 1) {
@@ -157,4 +168,41 @@ function tokenArgument(text: string): Token {
     if (e instanceof InputError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+/**
+ * `--config FILE`: the Secrets for every `bootstrapTokens` entry of a kubeadm
+ * InitConfiguration, defaulted and validated as kubeadm does (a token the
+ * file leaves out is generated). The file replaces the token flags:
+ * mixing them is refused with kubeadm's `ValidateMixedArguments` text.
+ */
+function createFromConfig(ctx: Context, file: string): void {
+  const mixed = ["count", "description", "expires", "groups", "ttl", "usages"].filter((n) =>
+    ctx.flags[n] !== undefined
+  );
+  if (mixed.length) {
+    throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
+  }
+  if (ctx.args.length > 0) {
+    throw new UsageError("TOKEN cannot be combined with --config: the file holds the tokens");
+  }
+  const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
+  const input = readInput(file);
+  const cfg = readInitConfiguration(parseManifests(input.text, input.name), input.name);
+  for (const w of cfg.warnings) ctx.stderr(`warning: ${input.name}: ${w}`);
+  const stringData = flagBool(ctx.flags, "string-data");
+  const secrets = cfg.bootstrapTokens.map((t) =>
+    tokenToSecret(
+      {
+        token: t.token ?? newBootstrapTokenString(generateToken()),
+        usages: t.usages,
+        groups: t.groups,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        ...(t.expires !== undefined ? { expires: t.expires } : { ttlMs: t.ttlMs }),
+      },
+      ctx.now,
+      { stringData },
+    )
+  );
+  ctx.stdout(format === "yaml" ? renderYamlStream(secrets) : renderObjects(secrets, "json"));
 }
