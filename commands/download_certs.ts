@@ -152,8 +152,6 @@ Examples:
       }
     }
 
-    // Progress only once nothing can fail but the writing: a refusal stays one line.
-    ctx.stderr(DOWNLOAD_MESSAGE);
     if (outDir !== undefined) {
       const files: OutputFile[] = [];
       for (const e of entries) {
@@ -173,6 +171,10 @@ Examples:
       }
       for (const f of files) ensureDir(path.dirname(f.path), 0o700);
       writeFilesAtomic(files, force);
+    }
+    // Progress only once nothing can fail any more: a refusal stays one line.
+    ctx.stderr(DOWNLOAD_MESSAGE);
+    if (outDir !== undefined) {
       ctx.stderr(`[download-certs] Saving the certificates to the folder: "${outDir}"`);
     }
 

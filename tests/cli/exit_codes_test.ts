@@ -26,6 +26,9 @@ fs.writeFileSync(garbage, "this is not a certificate, a CSR or a manifest\n");
 const badYaml = path.join(root.dir, "bad.yaml");
 fs.writeFileSync(badYaml, "kind: [unclosed\n");
 const out = (n: string) => path.join(root.dir, "out", n);
+const UC_PKI = "tests/fixtures/upload_certs/pki";
+const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
+const UC_KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
 
 interface Row {
   /** What the row shows. */
@@ -469,6 +472,29 @@ const ROWS: Row[] = [
     ],
     code: 3,
   },
+  // upload-certs, download-certs, certs certificate-key
+  {
+    what: "certificate key length",
+    argv: ["upload-certs", "--pki-dir", UC_PKI, "--certificate-key", "abcd", "--out", out("uc")],
+    code: 2,
+  },
+  {
+    what: "missing pki/ file",
+    argv: ["upload-certs", "--pki-dir", root.dir, "--certificate-key", UC_KEY, "--out", out("uc")],
+    code: 1,
+  },
+  {
+    what: "certificate key not hex",
+    argv: ["download-certs", UC_SECRET, "--certificate-key", "g".repeat(64)],
+    code: 2,
+  },
+  { what: "wrong kind", argv: ["download-certs", garbage, "--certificate-key", UC_KEY], code: 1 },
+  {
+    what: "check (wrong key)",
+    argv: ["download-certs", UC_SECRET, "--certificate-key", "0".repeat(64), "--out-dir", out("d")],
+    code: 3,
+  },
+  { what: "argument", argv: ["certs", "certificate-key", "extra"], code: 2 },
   // init (its flags come from the same vocabulary)
   {
     what: "token",
@@ -514,6 +540,9 @@ const COMMANDS = [
   "cert verify",
   "certs check-expiration",
   "doctor",
+  "upload-certs",
+  "download-certs",
+  "certs certificate-key",
   "init",
 ];
 
@@ -534,6 +563,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     "csr inspect",
     "csr approve",
     "csr sign",
+    "download-certs",
   ];
   for (
     const c of [
