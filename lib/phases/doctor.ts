@@ -215,8 +215,16 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   let objects = 0;
   let validated = 0;
 
-  const addCerts = (file: string, object: string, list: Cert[]) => {
-    list.forEach((cert, i) => certs.push({ file, object, cert, rest: list.slice(i + 1) }));
+  /** Each certificate of a file (named by its subject) or of a field (`field[i]` in a bundle). */
+  const addCerts = (file: string, field: string | undefined, list: Cert[]) => {
+    list.forEach((cert, i) => {
+      const object = field === undefined
+        ? subjectOf(cert)
+        : list.length > 1
+        ? `${field}[${i}]`
+        : field;
+      certs.push({ file, object, cert, rest: list.slice(i + 1) });
+    });
   };
 
   const readKubeconfig = (file: string, obj: Record<string, unknown>) => {
@@ -356,13 +364,13 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         skipped.push({ file: f.name, reason: (e as Error).message });
         continue;
       }
-      addCerts(f.name, list[0] ? subjectOf(list[0]) : "", list);
+      addCerts(f.name, undefined, list);
       continue; // keys, CSRs: nothing to check
     }
     if (f.bytes[0] === 0x30 && f.bytes.some((b) => b === 0)) {
       try {
         const c = parseCertificate(f.bytes);
-        addCerts(f.name, subjectOf(c), [c]);
+        addCerts(f.name, undefined, [c]);
       } catch (e) {
         skipped.push({
           file: f.name,

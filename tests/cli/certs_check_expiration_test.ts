@@ -143,3 +143,35 @@ Deno.test("CLI certs check-expiration takes loose files, and refuses bad flags a
 });
 
 globalThis.addEventListener("unload", () => root.cleanup());
+
+Deno.test("CLI certs check-expiration over a pki/ dir alone has no kubeconfig rows; without etcd/ca.crt no etcd rows (external etcd)", async () => {
+  const t = tempDir("joinkit-expiry-pki-");
+  try {
+    const tr = await writeKubeadmTree(t.dir);
+    const pki = path.join(tr.etc, "pki");
+    const names = async () => {
+      const r = await runCli([...cmd, pki, "-o", "json", ...NOW]);
+      assert.equal(r.code, 0, r.stderr);
+      const info = JSON.parse(r.stdout);
+      return [
+        info.certificates.map((c: { name: string }) => c.name),
+        info.certificateAuthorities.map((c: { name: string }) => c.name),
+      ];
+    };
+    const [certs, cas] = await names();
+    assert.equal(certs.length, 7, certs.join(","));
+    assert.deepEqual(cas, ["ca", "etcd-ca", "front-proxy-ca"]);
+    fs.rmSync(path.join(pki, "etcd"), { recursive: true });
+    const [certs2, cas2] = await names();
+    // apiserver-etcd-client.crt is no longer kubeadm's (external etcd): it stays, under its path.
+    assert.deepEqual(certs2, [
+      "apiserver",
+      "apiserver-etcd-client.crt",
+      "apiserver-kubelet-client",
+      "front-proxy-client",
+    ]);
+    assert.deepEqual(cas2, ["ca", "front-proxy-ca"]);
+  } finally {
+    t.cleanup();
+  }
+});
