@@ -36,7 +36,14 @@ const TOKEN_NEEDLES = [
   Buffer.from(FIXTURE_SECRET).toString("base64").replace(/=+$/, ""),
   Buffer.from(FIXTURE_SECRET).toString("hex"),
 ];
-const KEY_NEEDLES = [...keyNeedles(F.text["ca.key"]!), ...keyNeedles(F.text["node.key"]!)];
+// upload-certs' certificate key is as secret as the CA key it protects.
+const CERT_KEY = "c0ffee" + "5a".repeat(29);
+const KEY_NEEDLES = [
+  ...keyNeedles(F.text["ca.key"]!),
+  ...keyNeedles(F.text["node.key"]!),
+  CERT_KEY,
+  CERT_KEY.toUpperCase(),
+];
 const ALL = [...TOKEN_NEEDLES, ...KEY_NEEDLES];
 
 const p = (n: string) => path.join(root.dir, n);
@@ -78,6 +85,23 @@ const swapped = put(
   "swapped.yaml",
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-token-abcdef\n  namespace: kube-system\ntype: bootstrap.kubernetes.io/token\nstringData:\n  token-id: ${FIXTURE_SECRET}\n  token-secret: abcdef\n  usage-bootstrap-authentication: "true"\n  usage-bootstrap-signing: "true"\n`,
 );
+// A kubeadm pki/ made of the fixture CA (upload-certs reads, encrypts and never shows it).
+const ucPki = p("pki");
+for (const f of ["ca", "front-proxy-ca", "etcd/ca"]) {
+  fs.mkdirSync(path.dirname(path.join(ucPki, f)), { recursive: true });
+  fs.copyFileSync(F.caCrt, path.join(ucPki, `${f}.crt`));
+  fs.copyFileSync(F.caKey, path.join(ucPki, `${f}.key`));
+}
+fs.copyFileSync(F.caKey, path.join(ucPki, "sa.key"));
+fs.copyFileSync(F.caCrt, path.join(ucPki, "sa.pub"));
+const ucSecret = put(
+  "kubeadm-certs.yaml",
+  (await runCli(["upload-certs", "--pki-dir", ucPki, "--certificate-key", CERT_KEY, ...NOW]))
+    .stdout,
+);
+const ucPkiShort = p("pki-short");
+fs.cpSync(ucPki, ucPkiShort, { recursive: true });
+fs.rmSync(path.join(ucPkiShort, "sa.key"));
 const clusterInfoTampered = put(
   "ci-tampered.yaml",
   F.text["cluster-info.yaml"]!.replace("10.0.0.1", "10.9.9.9"),
@@ -398,6 +422,29 @@ const RUNS: Run[] = [
   { args: ["cert", "inspect", F.nodeCrt, F.caCrt, ...NOW] },
   { args: ["cert", "inspect", F.caKey, ...NOW] },
   { args: ["cert", "inspect", root.dir, "-o", "json", ...NOW] },
+  {
+    args: [
+      "upload-certs",
+      "--pki-dir",
+      ucPki,
+      "--certificate-key",
+      CERT_KEY,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    tokenOut: true,
+  },
+  { args: ["upload-certs", "--pki-dir", ucPki, "--certificate-key", CERT_KEY.slice(2)] },
+  { args: ["upload-certs", "--pki-dir", ucPki, "--certificate-key", CERT_KEY + "0"] },
+  { args: ["upload-certs", "--pki-dir", ucPki, "--certificate-key", "x" + CERT_KEY.slice(1)] },
+  { args: ["upload-certs", "--pki-dir", ucPkiShort, "--certificate-key", CERT_KEY] },
+  { args: ["upload-certs", "--pki-dir", ucPki, "--certificate-key", CERT_KEY, "--ttl", "0"] },
+  { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY, "-o", "json"] },
+  { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY, "--pki-dir", ucPkiShort] },
+  { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY, "--out-dir", p("dl")] },
+  { args: ["download-certs", ucSecret, "--certificate-key", "0".repeat(64)] },
+  { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY.slice(1)] },
+  { args: ["download-certs", F.caKey, "--certificate-key", CERT_KEY] },
 ];
 
 Deno.test(`CLI secrecy: ${RUNS.length} runs never show the token secret or a private key where not asked`, async () => {
