@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { parseManifests } from "../../lib/k8s/manifest.ts";
+import { parseHostPortError, readInitConfiguration } from "../../lib/kubeadm/init_config.ts";
+import { NODE_BOOTSTRAP_TOKEN_GROUP } from "../../lib/tokens/token.ts";
+
+const read = (text: string) => readInitConfiguration(parseManifests(text, "k.yaml"), "k.yaml");
+const H24 = 24 * 3_600_000;
+
+// v1beta4 doc.go's InitConfiguration example tokens (join-material.md vector 14).
+const DOC = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+bootstrapTokens:
+- token: "9a08jv.c0izixklcxtmnze7"
+  description: "kubeadm bootstrap token"
+  ttl: "24h"
+- token: "783bde.3f89s0fje9f38fhf"
+  description: "another bootstrap token"
+  usages:
+  - authentication
+  - signing
+  groups:
+  - system:bootstrappers:kubeadm:default-node-token
+localAPIEndpoint:
+  advertiseAddress: "10.100.0.1"
+  bindPort: 6443
+certificateKey: "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204"
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+controlPlaneEndpoint: "10.100.0.1:6443"
+`;
+
+Deno.test("readInitConfiguration() reads the doc.go example's tokens, defaulted", () => {
+  const c = read(DOC);
+  assert.equal(c.version, "v1beta4");
+  assert.deepEqual(c.warnings, []);
+  assert.deepEqual(c.bootstrapTokens.map((t) => [t.token?.id, t.description, t.ttlMs]), [
+    ["9a08jv", "kubeadm bootstrap token", H24],
+    ["783bde", "another bootstrap token", H24],
+  ]);
+  assert.deepEqual(c.bootstrapTokens[0]!.usages, ["signing", "authentication"]);
+  assert.deepEqual(c.bootstrapTokens[0]!.groups, [NODE_BOOTSTRAP_TOKEN_GROUP]);
+  assert.equal(c.joinEndpoint, "10.100.0.1:6443");
+});
+
+Deno.test("readInitConfiguration() defaults: one generated token; ttl 0 kept; the endpoint gets bindPort", () => {
+  const only = read("apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n");
+  assert.equal(only.bootstrapTokens.length, 1);
+  assert.equal(only.bootstrapTokens[0]!.token, undefined, "generated at run time");
+  assert.equal(only.joinEndpoint, undefined);
+  assert.match(only.warnings[0]!, /deprecated API spec: "kubeadm.k8s.io\/v1beta3"/);
+  const zero = read(
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nbootstrapTokens: [{ttl: 0s}]\n",
+  );
+  assert.equal(zero.bootstrapTokens[0]!.ttlMs, 0, "an explicit 0 never expires");
+  const cases: [string, string, string | undefined][] = [
+    ["cp.example.com", "", "cp.example.com:6443"],
+    ["cp.example.com:443", "", "cp.example.com:443"],
+    ["fd00::1", "", "[fd00::1]:6443"],
+    ["", "localAPIEndpoint: {advertiseAddress: 10.0.0.5, bindPort: 7443}\n", "10.0.0.5:7443"],
+    ["cp.example.com", "localAPIEndpoint: {bindPort: 7443}\n", "cp.example.com:7443"],
+  ];
+  for (const [cpe, local, want] of cases) {
+    const c = read(
+      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n${local}---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n${
+        cpe ? `controlPlaneEndpoint: "${cpe}"\n` : ""
+      }`,
+    );
+    assert.equal(c.joinEndpoint, want, cpe + local);
+  }
+});
+
+Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts, token values withheld", () => {
+  const init = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n";
+  const cases: [string, RegExp][] = [
+    [
+      "apiVersion: v1\nkind: ConfigMap\n",
+      /^k\.yaml: no InitConfiguration or ClusterConfiguration kind was found in the YAML file$/,
+    ],
+    [
+      "apiVersion: kubeadm.k8s.io/v1beta2\nkind: InitConfiguration\n",
+      /old API spec: "kubeadm\.k8s\.io\/v1beta2"\. Please use kubeadm v1\.22/,
+    ],
+    [
+      "apiVersion: kubeadm.k8s.io/v1beta9\nkind: InitConfiguration\n",
+      /unknown configuration API "kubeadm\.k8s\.io\/v1beta9"/,
+    ],
+    [
+      init + "---\n" + init,
+      /GroupVersionKind kubeadm\.k8s\.io\/v1beta4, Kind=InitConfiguration is specified twice/,
+    ],
+    [
+      init + "bootstrapTokens: [{token: ABCDEF.0123456789abcdef}]\n",
+      /bootstrapTokens\[0\]\.token: the bootstrap token was not of the form/,
+    ],
+    [
+      init + "bootstrapTokens: [{ttl: forever}]\n",
+      /bootstrapTokens\[0\]\.ttl: time: invalid duration "forever"/,
+    ],
+    [
+      init + "bootstrapTokens: [{expires: tomorrow}]\n",
+      /bootstrapTokens\[0\]\.expires: parsing time "tomorrow"/,
+    ],
+    // SetDefaults_BootstrapToken sets the TTL even when expires is given.
+    [
+      init + 'bootstrapTokens: [{expires: "2030-01-01T00:00:00Z"}]\n',
+      /^k\.yaml: bootstrapTokens\.0: Invalid value: "": the BootstrapToken \.TTL and \.Expires fields are mutually exclusive$/,
+    ],
+    [
+      init + "bootstrapTokens: [{usages: [signing, foo]}]\n",
+      /^k\.yaml: \[bootstrapTokens\.0\.usages: Invalid value: \[\]string\{"signing", "foo"\}: invalid bootstrap token usage string: foo, valid usage options: signing,authentication, bootstrapTokens\.0\.groups: Invalid value: \[\]string\{"system:bootstrappers:kubeadm:default-node-token"\}: token groups cannot be specified unless --usages includes "authentication"\]$/,
+    ],
+    [
+      init + "bootstrapTokens: [{groups: [system:masters]}]\n",
+      /bootstrapTokens\.0\.groups: Invalid value: \[\]string\{"system:masters"\}: bootstrap group "system:masters" is invalid/,
+    ],
+    [
+      init +
+      "---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\ncontrolPlaneEndpoint: bad_host:6443\n",
+      /^k\.yaml: controlPlaneEndpoint: Invalid value: "bad_host:6443": endpoint is not valid$/,
+    ],
+    [
+      init + "localAPIEndpoint: {advertiseAddress: cp.local}\n",
+      /couldn't use "cp\.local" as "apiserver-advertise-address"/,
+    ],
+    [
+      init + "bootstrapTokens: {token: x}\n",
+      /bootstrapTokens: cannot unmarshal object into a list/,
+    ],
+  ];
+  for (const [text, re] of cases) {
+    assert.throws(() => read(text), (e: Error) => {
+      assert.match(e.message, re, text);
+      assert.ok(!e.message.includes("0123456789abcdef"), e.message);
+      return true;
+    });
+  }
+});
+
+Deno.test("readInitConfiguration() warns as kubeadm does: unknown fields, other documents", () => {
+  const c = read(
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\ncolour: red\nbootstrapTokens: [{token: abcdef.0123456789abcdef, size: 1}]\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+  );
+  assert.deepEqual(c.warnings, [
+    "[config] WARNING: Ignored YAML document with GroupVersionKind kubelet.config.k8s.io/v1beta1, Kind=KubeletConfiguration",
+    `strict decoding error: unknown field "colour"`,
+    `strict decoding error: unknown field "bootstrapTokens[0].size"`,
+  ]);
+});
+
+Deno.test("parseHostPortError() follows kubeadm's ParseHostPort", () => {
+  const ok = [
+    "10.0.0.1",
+    "10.0.0.1:6443",
+    "cp.example.com",
+    "cp.example.com:443",
+    "[fd00::1]:6443",
+    "fd00::1",
+  ];
+  for (const e of ok) assert.equal(parseHostPortError(e), undefined, e);
+  assert.equal(
+    parseHostPortError("cp:0"),
+    "hostport cp:0: port 0 must be a valid number between 1 and 65535, inclusive",
+  );
+  assert.equal(
+    parseHostPortError("Bad_Host"),
+    "hostport Bad_Host: host 'Bad_Host' must be a valid IP address or a valid RFC-1123 DNS subdomain",
+  );
+});
