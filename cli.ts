@@ -57,7 +57,9 @@ export interface Io {
 }
 
 function commandList(entries: readonly CommandEntry[]): string {
-  return entries.map((e) => `  ${e.name.padEnd(22)}${e.summary}`).join("\n");
+  // At least two spaces after the longest name (`certs check-expiration` is 22).
+  const width = Math.max(22, ...entries.map((e) => e.name.length + 2));
+  return entries.map((e) => `  ${e.name.padEnd(width)}${e.summary}`).join("\n");
 }
 
 function globalFlagsHelp(): string {

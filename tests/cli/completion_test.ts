@@ -84,7 +84,7 @@ async function cases(): Promise<[string[], string[]][]> {
     // global flags (and --now's value) before or between the command words are skipped
     [["joinkit", "--now", NOW, "token", "l"], ["list"]],
     [["joinkit", "token", "--now", NOW, "l"], ["list"]],
-    [["joinkit", "-V", "c"], ["ca", "cert", "cluster-info", "completion", "csr"]],
+    [["joinkit", "-V", "c"], ["ca", "cert", "certs", "cluster-info", "completion", "csr"]],
     // a flag's value: a duration completes to nothing, then flags again
     [["joinkit", "token", "create", "--ttl", ""], []],
     [["joinkit", "token", "create", "--ttl", "1h", "--desc"], ["--description"]],
