@@ -227,6 +227,17 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     });
   };
 
+  /** Certificates held base64-encoded in an object's field (schema errors are reported apart). */
+  const embeddedCerts = (file: string, object: string, field: string, value: unknown) => {
+    const raw = decodeB64(value);
+    if (!raw) return;
+    try {
+      addCerts(file, `${object} ${field}`, certsOfBytes(raw));
+    } catch (e) {
+      add({ file, object, field, check: "certificate", message: (e as Error).message });
+    }
+  };
+
   const readKubeconfig = (file: string, obj: Record<string, unknown>) => {
     const object = `kubeconfig ${describeObject(obj).replace(/^Config /, "")}`.replace(
       / without metadata\.name$/,
@@ -445,6 +456,14 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         }
       } else if (kind === "ClusterRoleBinding" || kind === "RoleBinding") {
         bindings.push({ file: f.name, object, value: obj });
+      } else if (kind === "CertificateSigningRequest" && isObject(obj.status)) {
+        // An issued certificate: status.certificate (base64 PEM).
+        embeddedCerts(f.name, object, "status.certificate", obj.status.certificate);
+      }
+      if (kind === "Secret" && isObject(obj.data)) {
+        for (const key of ["ca.crt", "tls.crt"]) {
+          embeddedCerts(f.name, object, `data.${key}`, obj.data[key]);
+        }
       }
     }
   }

@@ -380,6 +380,42 @@ const ROWS: Row[] = [
     ],
   },
   {
+    what: "certificates in a CSR's status.certificate and a TLS Secret",
+    files: () => [
+      ...initFiles(),
+      file(
+        "issued.yaml",
+        renderObjects([
+          {
+            apiVersion: "certificates.k8s.io/v1",
+            kind: "CertificateSigningRequest",
+            metadata: { name: "node-csr-1" },
+            spec: {
+              request: b64("not checked here"),
+              signerName: "kubernetes.io/kube-apiserver-client-kubelet",
+              usages: ["client auth"],
+            },
+            status: { certificate: b64(strayCert.pem) },
+          },
+          {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "tls", namespace: "default" },
+            type: "kubernetes.io/tls",
+            data: { "tls.crt": b64(nodeCert.pem), "tls.key": b64(nodeCert.keyPem) },
+          },
+        ], "yaml"),
+      ),
+    ],
+    want: [{
+      check: "certificate",
+      file: "issued.yaml",
+      object: /^CertificateSigningRequest "node-csr-1" status\.certificate$/,
+      field: "issuer",
+      message: /signed by unknown authority/,
+    }],
+  },
+  {
     what: "foreign and unreadable files are skipped, not findings",
     files: () => [
       ...initFiles(),
