@@ -26,6 +26,28 @@ fs.writeFileSync(garbage, "this is not a certificate, a CSR or a manifest\n");
 const badYaml = path.join(root.dir, "bad.yaml");
 fs.writeFileSync(badYaml, "kind: [unclosed\n");
 const out = (n: string) => path.join(root.dir, "out", n);
+const kubeadmFile = (name: string, text: string) => {
+  const p = path.join(root.dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+};
+const JC_NO_DISCOVERY = kubeadmFile(
+  "join-no-discovery.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery: {}\n",
+);
+const JC_OLD = kubeadmFile(
+  "join-old.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta2\nkind: JoinConfiguration\n",
+);
+const IC_BAD_TOKEN = kubeadmFile(
+  "init-bad-token.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nbootstrapTokens: [{token: ABCDEF.0123456789abcdef}]\n",
+);
+const IC_UNKNOWN = kubeadmFile(
+  "init-v9.yaml",
+  "apiVersion: kubeadm.k8s.io/v9\nkind: InitConfiguration\n",
+);
+const JC_TOKEN = ["join-config", "--server", FIXTURE_SERVER, "--token", FIXTURE_TOKEN];
 const UC_PKI = "tests/fixtures/upload_certs/pki";
 const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
 const UC_KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
@@ -89,6 +111,16 @@ const ROWS: Row[] = [
   },
   { what: "wrong kind", argv: ["ca", "pin-check", "--ca-cert-hash", F.pin, garbage], code: 1 },
   { what: "check", argv: ["ca", "pin-check", "--ca-cert-hash", OTHER_PIN, F.caCrt], code: 3 },
+  // ca rotation-check
+  { what: "format", argv: ["ca", "rotation-check", "--ca", F.caCrt, F.caCrt, "-o", "x"], code: 2 },
+  { what: "wrong kind", argv: ["ca", "rotation-check", "--ca", garbage, F.caCrt], code: 1 },
+  // the CA itself as "the new CA" for its own issued certificate: old-only
+  {
+    what: "check",
+    argv: ["ca", "rotation-check", "--ca", F.nodeCrt, F.caCrt],
+    code: 3,
+    report: true,
+  },
   // cluster-info create
   {
     what: "URL",
@@ -282,6 +314,24 @@ const ROWS: Row[] = [
     argv: ["join-command", "--server", FIXTURE_SERVER, "--ca", garbage, "--token", FIXTURE_TOKEN],
     code: 1,
   },
+  // join-config
+  { what: "no certificate key", argv: [...JC_TOKEN, "--ca", F.caCrt, "--control-plane"], code: 2 },
+  {
+    what: "certificate key length",
+    argv: [...JC_TOKEN, "--ca", F.caCrt, "--certificate-key", UC_KEY.slice(2)],
+    code: 2,
+  },
+  {
+    what: "certificate key hex",
+    argv: [...JC_TOKEN, "--ca", F.caCrt, "--certificate-key", "zz"],
+    code: 2,
+  },
+  { what: "node name", argv: [...JC_TOKEN, "--ca", F.caCrt, "--node", "bad_name"], code: 2 },
+  { what: "no pins", argv: JC_TOKEN, code: 2 },
+  { what: "api version", argv: [...JC_TOKEN, "--ca", F.caCrt, "--api-version", "v1"], code: 2 },
+  { what: "wrong kind", argv: [...JC_TOKEN, "--ca", garbage], code: 1 },
+  { what: "old version", argv: ["join-config", JC_OLD], code: 1 },
+  { what: "kubeadm refuses", argv: ["join-config", JC_NO_DISCOVERY], code: 3 },
   // rbac
   { what: "format", argv: ["rbac", "-o", "xml"], code: 2 },
   { what: "groups", argv: ["rbac", "--groups", "foo"], code: 2 },
@@ -508,6 +558,18 @@ const ROWS: Row[] = [
   },
   { what: "URL", argv: ["init", "--server", "http://10.0.0.1:6443", "--ca", F.caCrt], code: 2 },
   {
+    what: "--config mixed",
+    argv: ["init", "--config", IC_UNKNOWN, "--ca", F.caCrt, "--ttl", "1h"],
+    code: 2,
+  },
+  { what: "config version", argv: ["init", "--config", IC_UNKNOWN, "--ca", F.caCrt], code: 1 },
+  { what: "config token", argv: ["token", "create", "--config", IC_BAD_TOKEN], code: 1 },
+  {
+    what: "config mixed",
+    argv: ["token", "create", "--config", IC_BAD_TOKEN, "--ttl", "1h"],
+    code: 2,
+  },
+  {
     what: "wrong kind",
     argv: ["init", "--server", FIXTURE_SERVER, "--ca", F.secrets, "--token", FIXTURE_TOKEN],
     code: 1,
@@ -524,6 +586,7 @@ const COMMANDS = [
   "ca create",
   "ca hash",
   "ca pin-check",
+  "ca rotation-check",
   "cluster-info create",
   "cluster-info sign",
   "cluster-info verify",
@@ -531,6 +594,7 @@ const COMMANDS = [
   "kubeconfig node",
   "discovery-file",
   "join-command",
+  "join-config",
   "rbac",
   "csr create",
   "csr inspect",
@@ -559,6 +623,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
   const checking = [
     "token check",
     "ca pin-check",
+    "ca rotation-check",
     "cluster-info verify",
     "csr inspect",
     "csr approve",
@@ -574,6 +639,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
       "kubeconfig bootstrap",
       "discovery-file",
       "kubeconfig node",
+      "join-config",
     ]
   ) {
     assert.ok(ROWS.some((r) => commandOf(r.argv) === c && r.code === 3), `${c}: no exit-3 row`);
