@@ -134,6 +134,7 @@ Examples:
     let server: string;
     let caData: Uint8Array;
     let note: string;
+    let source: string;
     if (clusterInfoFile !== undefined) {
       if (serverFlag !== undefined || caFlag !== undefined) {
         throw new UsageError("--cluster-info replaces --server and --ca: give one or the other");
@@ -141,6 +142,7 @@ Examples:
       requirePinsOrUnsafe(pins, unsafe);
       const input = readInput(clusterInfoFile);
       const fail = (why: string) => new CheckError(`${input.name}: ${why}`);
+      source = input.name;
       const objects = parseManifests(input.text, input.name);
       let kubeconfig: string;
       let what: string;
@@ -207,6 +209,7 @@ Examples:
       const ca = readInput(caFlag);
       await readClusterCa(ca.bytes, ca.name); // Go loads it, a CA first, nothing but certificates
       caData = ca.bytes;
+      source = ca.name;
       note = `CA ${ca.name}`;
       if (pins.length > 0) {
         const certs = parseCertsPem(caData, parseCertificate);
@@ -231,8 +234,17 @@ Examples:
       ...(user !== undefined ? { user } : {}),
     });
     const text = renderKubeconfig(config, format);
-    // What kubeadm's file discovery will do with it: a failure here is joinkit's bug.
-    const check = checkDiscoveryFile(text);
+    // What kubeadm's file discovery will do with it (an input kubeadm would refuse, e.g. a
+    // cluster without a server or, unpinned, a CA that does not parse).
+    let check;
+    try {
+      check = checkDiscoveryFile(text);
+    } catch (e) {
+      if (!(e instanceof JoinkitError)) throw e;
+      throw new CheckError(
+        `${source}: kubeadm's file discovery would refuse the result: ${e.message}`,
+      );
+    }
     if (check.cluster.server !== server || check.hasCredentials !== (secret !== undefined)) {
       throw new Error("discovery file self-check: the file does not say what was asked");
     }

@@ -527,6 +527,26 @@ Deno.test("CLI discovery-file refuses a CA without the pinned key, a foreign tok
       assert.doesNotMatch(r.stderr, /0123456789abcdef|aaaaaaaaaaaaaaaa/, what);
       assert.equal(fs.existsSync(path.dirname(out)), false, `${what}: something was written`);
     }
+    // A cluster-info kubeadm's file discovery would refuse once written (no server).
+    const noServer = path.join(dir, "no-server.yaml");
+    fs.writeFileSync(
+      noServer,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-info, namespace: kube-public}\ndata:\n  kubeconfig: |\n    clusters:\n    - name: ""\n      cluster: {certificate-authority-data: ${CA_B64}}\n`,
+    );
+    const ns = await runCli([
+      "discovery-file",
+      "--cluster-info",
+      noServer,
+      "--discovery-token-unsafe-skip-ca-verification",
+      "--out",
+      out,
+    ]);
+    assert.equal(ns.code, 3, ns.stderr);
+    assert.equal(
+      ns.stderr,
+      `error: ${noServer}: kubeadm's file discovery would refuse the result: invalid configuration: default cluster has no server defined\n`,
+    );
+    assert.equal(fs.existsSync(path.dirname(out)), false);
     // Explicitly unsafe: accepted, and said so.
     const u = await runCli([
       "discovery-file",
