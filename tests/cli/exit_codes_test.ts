@@ -1,0 +1,665 @@
+/**
+ * joinkit's one exit-code rule, as the README states it, over every command:
+ * a malformed flag value (duration, time, count, format, token, URL, pin) is
+ * a usage error, 2; an input file of the wrong kind or that does not parse is
+ * bad input, 1; a check that ran and said no is 3. Each refusal is one stderr
+ * line and leaves stdout empty, except the reports the checking commands
+ * print (marked `report`).
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import process from "node:process";
+import { runCli, tempDir } from "../_cli.ts";
+import { FIXTURE_NOW, FIXTURE_SERVER, FIXTURE_TOKEN, makeFixtures } from "../_fuzz.ts";
+
+const BATCH = Number(process.env.JOINKIT_TEST_BATCH ?? 4);
+const NOW = ["--now", FIXTURE_NOW];
+const BAD_TOKEN = "ABCDEF.0123456789abcdef";
+const OTHER_PIN = "sha256:" + "ab".repeat(32);
+
+const root = tempDir("joinkit-exit-");
+const F = await makeFixtures(root.dir);
+const garbage = path.join(root.dir, "garbage.txt");
+fs.writeFileSync(garbage, "this is not a certificate, a CSR or a manifest\n");
+const badYaml = path.join(root.dir, "bad.yaml");
+fs.writeFileSync(badYaml, "kind: [unclosed\n");
+const out = (n: string) => path.join(root.dir, "out", n);
+const kubeadmFile = (name: string, text: string) => {
+  const p = path.join(root.dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+};
+const JC_NO_DISCOVERY = kubeadmFile(
+  "join-no-discovery.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery: {}\n",
+);
+const JC_OLD = kubeadmFile(
+  "join-old.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta2\nkind: JoinConfiguration\n",
+);
+const IC_BAD_TOKEN = kubeadmFile(
+  "init-bad-token.yaml",
+  "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nbootstrapTokens: [{token: ABCDEF.0123456789abcdef}]\n",
+);
+const IC_UNKNOWN = kubeadmFile(
+  "init-v9.yaml",
+  "apiVersion: kubeadm.k8s.io/v9\nkind: InitConfiguration\n",
+);
+const JC_TOKEN = ["join-config", "--server", FIXTURE_SERVER, "--token", FIXTURE_TOKEN];
+const UC_PKI = "tests/fixtures/upload_certs/pki";
+const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
+const UC_KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
+
+interface Row {
+  /** What the row shows. */
+  what: string;
+  argv: string[];
+  code: 1 | 2 | 3;
+  /** A check's report on stdout (exit 3 of the checking commands). */
+  report?: boolean;
+}
+
+const ROWS: Row[] = [
+  // token generate
+  { what: "count", argv: ["token", "generate", "--count", "x"], code: 2 },
+  { what: "format", argv: ["token", "generate", "-o", "xml"], code: 2 },
+  // token create
+  { what: "duration", argv: ["token", "create", "--ttl", "1d"], code: 2 },
+  { what: "time", argv: ["token", "create", "--expires", "tomorrow"], code: 2 },
+  { what: "count", argv: ["token", "create", "--count", "0"], code: 2 },
+  { what: "format", argv: ["token", "create", "-o", "xml"], code: 2 },
+  { what: "token", argv: ["token", "create", BAD_TOKEN], code: 2 },
+  { what: "groups", argv: ["token", "create", "--groups", "foo"], code: 2 },
+  { what: "time (global --now)", argv: ["token", "create", "--now", "soon"], code: 2 },
+  // token list
+  { what: "format", argv: ["token", "list", F.secrets, "-o", "xml"], code: 2 },
+  { what: "no parse", argv: ["token", "list", badYaml], code: 1 },
+  // token check
+  {
+    what: "format",
+    argv: ["token", "check", FIXTURE_TOKEN, "--secrets", F.secrets, "-o", "x"],
+    code: 2,
+  },
+  { what: "no parse", argv: ["token", "check", FIXTURE_TOKEN, "--secrets", badYaml], code: 1 },
+  {
+    what: "check",
+    argv: ["token", "check", "zzzzzz.0123456789abcdef", "--secrets", F.secrets, ...NOW],
+    code: 3,
+  },
+  // token auth-file
+  { what: "format", argv: ["token", "auth-file", "-o", "xml"], code: 2 },
+  // ca create
+  { what: "duration", argv: ["ca", "create", "--out-dir", out("ca"), "--ttl", "10y"], code: 2 },
+  { what: "old name", argv: ["ca", "create", "--out-dir", out("ca"), "--validity", "0"], code: 2 },
+  { what: "format", argv: ["ca", "create", "--out-dir", out("ca"), "-o", "xml"], code: 2 },
+  { what: "key type", argv: ["ca", "create", "--out-dir", out("ca"), "--key-type", "x"], code: 2 },
+  // ca hash
+  { what: "format", argv: ["ca", "hash", F.caCrt, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["ca", "hash", garbage], code: 1 },
+  // ca pin-check
+  {
+    what: "pin",
+    argv: ["ca", "pin-check", "--discovery-token-ca-cert-hash", "xyz", F.caCrt],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: ["ca", "pin-check", "--ca-cert-hash", F.pin, F.caCrt, "-o", "x"],
+    code: 2,
+  },
+  { what: "wrong kind", argv: ["ca", "pin-check", "--ca-cert-hash", F.pin, garbage], code: 1 },
+  { what: "check", argv: ["ca", "pin-check", "--ca-cert-hash", OTHER_PIN, F.caCrt], code: 3 },
+  // cluster-info create
+  {
+    what: "URL",
+    argv: ["cluster-info", "create", "--server", "http://10.0.0.1:6443", "--ca", F.caCrt],
+    code: 2,
+  },
+  {
+    what: "token",
+    argv: ["cluster-info", "create", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--token", "x"],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: ["cluster-info", "create", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "-o", "x"],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["cluster-info", "create", "--server", FIXTURE_SERVER, "--ca", F.secrets],
+    code: 1,
+  },
+  // cluster-info sign
+  {
+    what: "format",
+    argv: ["cluster-info", "sign", F.clusterInfo, "--secrets", F.secrets, "-o", "x"],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["cluster-info", "sign", F.secrets, "--secrets", F.secrets],
+    code: 1,
+  },
+  { what: "no parse", argv: ["cluster-info", "sign", badYaml, "--secrets", F.secrets], code: 1 },
+  // cluster-info verify
+  {
+    what: "token",
+    argv: ["cluster-info", "verify", F.clusterInfo, "--token", BAD_TOKEN, "--ca-cert-hash", F.pin],
+    code: 2,
+  },
+  {
+    what: "pin",
+    argv: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      "x",
+    ],
+    code: 2,
+  },
+  {
+    what: "no pin",
+    argv: ["cluster-info", "verify", F.clusterInfo, "--token", FIXTURE_TOKEN],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      F.pin,
+      "-o",
+      "x",
+    ],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["cluster-info", "verify", F.secrets, "--token", FIXTURE_TOKEN, "--ca-cert-hash", F.pin],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: [
+      "cluster-info",
+      "verify",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN,
+      "--ca-cert-hash",
+      OTHER_PIN,
+    ],
+    code: 3,
+  },
+  // kubeconfig bootstrap
+  {
+    what: "token",
+    argv: ["kubeconfig", "bootstrap", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--token", "x"],
+    code: 2,
+  },
+  {
+    what: "URL",
+    argv: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      "ftp://h:1",
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+      "-o",
+      "x",
+    ],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: [
+      "kubeconfig",
+      "bootstrap",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      garbage,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: [
+      "kubeconfig",
+      "bootstrap",
+      "--cluster-info",
+      F.clusterInfo,
+      "--token",
+      FIXTURE_TOKEN,
+      "--discovery-token-ca-cert-hash",
+      OTHER_PIN,
+    ],
+    code: 3,
+  },
+  // join-command
+  {
+    what: "token",
+    argv: ["join-command", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--token", BAD_TOKEN],
+    code: 2,
+  },
+  {
+    what: "URL",
+    argv: [
+      "join-command",
+      "--server",
+      "http://10.0.0.1:6443",
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: [
+      "join-command",
+      "--server",
+      FIXTURE_SERVER,
+      "--ca",
+      F.caCrt,
+      "--token",
+      FIXTURE_TOKEN,
+      "-o",
+      "x",
+    ],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["join-command", "--server", FIXTURE_SERVER, "--ca", garbage, "--token", FIXTURE_TOKEN],
+    code: 1,
+  },
+  // join-config
+  { what: "no certificate key", argv: [...JC_TOKEN, "--ca", F.caCrt, "--control-plane"], code: 2 },
+  {
+    what: "certificate key length",
+    argv: [...JC_TOKEN, "--ca", F.caCrt, "--certificate-key", UC_KEY.slice(2)],
+    code: 2,
+  },
+  {
+    what: "certificate key hex",
+    argv: [...JC_TOKEN, "--ca", F.caCrt, "--certificate-key", "zz"],
+    code: 2,
+  },
+  { what: "node name", argv: [...JC_TOKEN, "--ca", F.caCrt, "--node", "bad_name"], code: 2 },
+  { what: "no pins", argv: JC_TOKEN, code: 2 },
+  { what: "api version", argv: [...JC_TOKEN, "--ca", F.caCrt, "--api-version", "v1"], code: 2 },
+  { what: "wrong kind", argv: [...JC_TOKEN, "--ca", garbage], code: 1 },
+  { what: "old version", argv: ["join-config", JC_OLD], code: 1 },
+  { what: "kubeadm refuses", argv: ["join-config", JC_NO_DISCOVERY], code: 3 },
+  // rbac
+  { what: "format", argv: ["rbac", "-o", "xml"], code: 2 },
+  { what: "groups", argv: ["rbac", "--groups", "foo"], code: 2 },
+  // csr create
+  {
+    what: "duration",
+    argv: ["csr", "create", "--node", "n1", "--out-dir", out("csr"), "--ttl", "1m"],
+    code: 2,
+  },
+  {
+    what: "old name",
+    argv: ["csr", "create", "--node", "n1", "--out-dir", out("csr"), "--expiration-seconds", "x"],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: ["csr", "create", "--node", "n1", "--out-dir", out("csr"), "-o", "xml"],
+    code: 2,
+  },
+  // csr inspect
+  { what: "format", argv: ["csr", "inspect", F.nodeCsr, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["csr", "inspect", garbage], code: 1 },
+  {
+    what: "check",
+    argv: ["csr", "inspect", F.nodeCsr, "--signer-name", "kubernetes.io/kubelet-serving"],
+    code: 3,
+    report: true,
+  },
+  // csr approve
+  {
+    what: "CIDR",
+    argv: ["csr", "approve", F.csrObject, "--provider-ip-prefixes", "10.0.0.0/33"],
+    code: 2,
+  },
+  { what: "regex", argv: ["csr", "approve", F.csrObject, "--provider-regex", "a(?=b)"], code: 2 },
+  { what: "format", argv: ["csr", "approve", F.csrObject, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["csr", "approve", garbage], code: 1 },
+  { what: "policy file", argv: ["csr", "approve", F.csrObject, "--policy", badYaml], code: 1 },
+  // a client CSR whose requester no bound group holds: refused, the objects still printed
+  { what: "check", argv: ["csr", "approve", F.csrObject, ...NOW], code: 3, report: true },
+  // csr sign
+  {
+    what: "duration",
+    argv: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, "--ttl", "1d"],
+    code: 2,
+  },
+  {
+    what: "old name",
+    argv: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, "--duration", "x"],
+    code: 2,
+  },
+  {
+    what: "format",
+    argv: ["csr", "sign", F.nodeCsr, "--ca", F.caCrt, "--ca-key", F.caKey, "-o", "xml"],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["csr", "sign", garbage, "--ca", F.caCrt, "--ca-key", F.caKey, ...NOW],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: [
+      "csr",
+      "sign",
+      F.nodeCsr,
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--signer-name",
+      "kubernetes.io/kubelet-serving",
+      ...NOW,
+    ],
+    code: 3,
+  },
+  // certs check-expiration
+  {
+    what: "duration",
+    argv: ["certs", "check-expiration", F.caCrt, "--expiring-within", "1d"],
+    code: 2,
+  },
+  { what: "format", argv: ["certs", "check-expiration", F.caCrt, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["certs", "check-expiration", garbage], code: 1 },
+  {
+    what: "expiring",
+    argv: ["certs", "check-expiration", F.caCrt, "--expiring-within", "1000000h", ...NOW],
+    code: 3,
+    report: true,
+  },
+  // doctor
+  { what: "format", argv: ["doctor", F.kubeconfig, "-o", "xml"], code: 2 },
+  { what: "missing file", argv: ["doctor", path.join(root.dir, "absent.yaml")], code: 1 },
+  // The bootstrap kubeconfig alone: its token has no Secret.
+  { what: "inconsistent", argv: ["doctor", F.kubeconfig, ...NOW], code: 3, report: true },
+  // cert inspect
+  { what: "format", argv: ["cert", "inspect", F.nodeCrt, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["cert", "inspect", garbage], code: 1 },
+  // cert verify
+  { what: "time", argv: ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--at", "soon"], code: 2 },
+  { what: "format", argv: ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "-o", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["cert", "verify", garbage, "--ca", F.caCrt], code: 1 },
+  {
+    what: "check",
+    argv: ["cert", "verify", F.nodeCrt, "--ca", F.caCrt, "--node", "worker-9", ...NOW],
+    code: 3,
+    report: true,
+  },
+  // discovery-file
+  {
+    what: "no pin",
+    argv: ["discovery-file", "--cluster-info", F.clusterInfo, "--out", out("df")],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["discovery-file", "--cluster-info", garbage, "--discovery-token-ca-cert-hash", F.pin],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: [
+      "discovery-file",
+      "--cluster-info",
+      F.clusterInfo,
+      "--discovery-token-ca-cert-hash",
+      OTHER_PIN,
+      "--out",
+      out("df"),
+    ],
+    code: 3,
+  },
+  // kubeconfig node
+  {
+    what: "node name",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "Worker_1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+    ],
+    code: 2,
+  },
+  {
+    what: "CA key mismatch",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "worker-1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.nodeKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+    ],
+    code: 1,
+  },
+  {
+    what: "check (CA expired)",
+    argv: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "worker-1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      out("kn"),
+      "--now",
+      "2100-01-01T00:00:00Z",
+    ],
+    code: 3,
+  },
+  // upload-certs, download-certs, certs certificate-key
+  {
+    what: "certificate key length",
+    argv: ["upload-certs", "--pki-dir", UC_PKI, "--certificate-key", "abcd", "--out", out("uc")],
+    code: 2,
+  },
+  {
+    what: "missing pki/ file",
+    argv: ["upload-certs", "--pki-dir", root.dir, "--certificate-key", UC_KEY, "--out", out("uc")],
+    code: 1,
+  },
+  {
+    what: "certificate key not hex",
+    argv: ["download-certs", UC_SECRET, "--certificate-key", "g".repeat(64)],
+    code: 2,
+  },
+  { what: "wrong kind", argv: ["download-certs", garbage, "--certificate-key", UC_KEY], code: 1 },
+  {
+    what: "check (wrong key)",
+    argv: ["download-certs", UC_SECRET, "--certificate-key", "0".repeat(64), "--out-dir", out("d")],
+    code: 3,
+  },
+  { what: "argument", argv: ["certs", "certificate-key", "extra"], code: 2 },
+  // init (its flags come from the same vocabulary)
+  {
+    what: "token",
+    argv: ["init", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--token", BAD_TOKEN],
+    code: 2,
+  },
+  {
+    what: "duration",
+    argv: ["init", "--server", FIXTURE_SERVER, "--ca", F.caCrt, "--ttl", "1d"],
+    code: 2,
+  },
+  { what: "URL", argv: ["init", "--server", "http://10.0.0.1:6443", "--ca", F.caCrt], code: 2 },
+  {
+    what: "--config mixed",
+    argv: ["init", "--config", IC_UNKNOWN, "--ca", F.caCrt, "--ttl", "1h"],
+    code: 2,
+  },
+  { what: "config version", argv: ["init", "--config", IC_UNKNOWN, "--ca", F.caCrt], code: 1 },
+  { what: "config token", argv: ["token", "create", "--config", IC_BAD_TOKEN], code: 1 },
+  {
+    what: "config mixed",
+    argv: ["token", "create", "--config", IC_BAD_TOKEN, "--ttl", "1h"],
+    code: 2,
+  },
+  {
+    what: "wrong kind",
+    argv: ["init", "--server", FIXTURE_SERVER, "--ca", F.secrets, "--token", FIXTURE_TOKEN],
+    code: 1,
+  },
+];
+
+// Every command but completion (which prints no data and reads no file) has rows.
+const COMMANDS = [
+  "token generate",
+  "token create",
+  "token list",
+  "token check",
+  "token auth-file",
+  "ca create",
+  "ca hash",
+  "ca pin-check",
+  "cluster-info create",
+  "cluster-info sign",
+  "cluster-info verify",
+  "kubeconfig bootstrap",
+  "kubeconfig node",
+  "discovery-file",
+  "join-command",
+  "join-config",
+  "rbac",
+  "csr create",
+  "csr inspect",
+  "csr approve",
+  "csr sign",
+  "cert inspect",
+  "cert verify",
+  "certs check-expiration",
+  "doctor",
+  "upload-certs",
+  "download-certs",
+  "certs certificate-key",
+  "init",
+];
+
+function commandOf(argv: readonly string[]): string {
+  const two = argv.slice(0, 2).join(" ");
+  return COMMANDS.includes(two) ? two : argv[0]!;
+}
+
+Deno.test("exit-code table covers every command with each kind of refusal it can make", () => {
+  for (const c of COMMANDS) {
+    const codes = new Set(ROWS.filter((r) => commandOf(r.argv) === c).map((r) => r.code));
+    assert.ok(codes.has(2), `${c}: no exit-2 row`);
+  }
+  const checking = [
+    "token check",
+    "ca pin-check",
+    "cluster-info verify",
+    "csr inspect",
+    "csr approve",
+    "csr sign",
+    "download-certs",
+  ];
+  for (
+    const c of [
+      ...checking,
+      "cert verify",
+      "certs check-expiration",
+      "doctor",
+      "kubeconfig bootstrap",
+      "discovery-file",
+      "kubeconfig node",
+      "join-config",
+    ]
+  ) {
+    assert.ok(ROWS.some((r) => commandOf(r.argv) === c && r.code === 3), `${c}: no exit-3 row`);
+  }
+});
+
+Deno.test("CLI exit codes: 2 malformed flag value, 1 bad input file, 3 a check said no", async () => {
+  const failures: string[] = [];
+  for (let i = 0; i < ROWS.length; i += BATCH) {
+    await Promise.all(
+      ROWS.slice(i, i + BATCH).map(async (row) => {
+        const r = await runCli(row.argv);
+        const label = `${commandOf(row.argv)} (${row.what}): joinkit ${row.argv.join(" ")}`;
+        const lines = r.stderr.split("\n").filter((l) => l !== "");
+        if (r.code !== row.code) {
+          failures.push(`${label}: exit ${r.code}, want ${row.code}: ${r.stderr}`);
+        } else if (lines.length !== 1 || !lines[0]!.startsWith("error: ")) {
+          failures.push(
+            `${label}: want one "error: " line on stderr, got ${JSON.stringify(r.stderr)}`,
+          );
+        } else if (!row.report && r.stdout !== "") {
+          failures.push(`${label}: stdout not empty: ${JSON.stringify(r.stdout.slice(0, 80))}`);
+        } else if (row.report && r.stdout === "") {
+          failures.push(`${label}: the check's report is missing on stdout`);
+        }
+      }),
+    );
+  }
+  assert.deepEqual(failures, []);
+  // Nothing was written by a refused run.
+  assert.equal(fs.existsSync(path.join(root.dir, "out")), false);
+});
+
+// A top-level cleanup: Deno runs unload handlers once the tests are done.
+globalThis.addEventListener("unload", () => root.cleanup());
