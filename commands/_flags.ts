@@ -93,6 +93,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("description", "TEXT", "human-readable description"),
     def("discovery-file", "PATH", "file discovery: the kubeconfig's path or https URL on the node"),
     def(
+      "discovery-kubeconfig",
+      "FILE",
+      "the kubeconfig a file-discovery join reads, carried to its path on the node",
+    ),
+    def(
       "discovery-token-ca-cert-hash",
       "HASH",
       "sha256:<hex> CA public-key pin, repeatable or comma-separated",
@@ -127,6 +132,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     ),
     def("external-ca", undefined, "external CA mode: the CA keys may be absent from pki/"),
     def("force", undefined, "overwrite existing files"),
+    def("format", "FORMAT", "payload format"),
     def("groups", "LIST", "groups, repeatable or comma-separated", { multiple: true }),
     def("hosts", "FILE", "approval policy: hosts(5) file that stands in for DNS"),
     def(

@@ -196,6 +196,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./download_certs.ts"),
   },
   {
+    name: "node-payload",
+    summary: "Render each node's cloud-config or Ignition payload that runs kubeadm join",
+    load: () => import("./node_payload.ts"),
+  },
+  {
     name: "doctor",
     summary: "Check rendered bootstrap artefacts for consistency and schema validity, offline",
     load: () => import("./doctor.ts"),
