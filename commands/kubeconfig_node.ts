@@ -78,7 +78,8 @@ O=system:nodes and the kubelet bootstrap CSR's usages (digital signature, key
 encipherment, client auth), judged and signed exactly as 'csr sign' does for
 kubernetes.io/kube-apiserver-client-kubelet (the signer's validator; lifetime
 --ttl, NotBefore now-5m, NotAfter now+ttl-5m, cut at the CA's expiry). Into
---out-dir DIR/NAME/ (0700) it writes, 0600 each, all nodes in one atomic step:
+--out-dir DIR/NAME/ (0700) it writes, 0600 each (the files of all nodes in one
+atomic step, then the links; a failure takes back what this run wrote):
   kubelet.conf                 the kubeconfig kubeadm writes for a kubelet:
                                cluster --cluster-name, user system:node:NAME,
                                context system:node:NAME@<cluster>, current;
