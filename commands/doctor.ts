@@ -29,8 +29,9 @@ ConfigMap, bootstrap and other kubeconfigs, discovery files, JoinConfigurations
 (kubeadm.k8s.io), join commands (a 'kubeadm join ...' line), certificates and
 keys -- and checks that:
   - every token a kubeconfig (user token), join command (--token,
-    --discovery-token, --tls-bootstrap-token) or JoinConfiguration
-    (discovery.bootstrapToken.token, tlsBootstrapToken) refers to exists as a
+    --discovery-token, --tls-bootstrap-token), JoinConfiguration
+    (discovery.bootstrapToken.token, tlsBootstrapToken) or InitConfiguration
+    (bootstrapTokens, with their usages and groups) refers to exists as a
     kube-system bootstrap-token Secret, is not expired at --now and has the
     usage it needs: signing for discovery, authentication for the TLS
     bootstrap (judged as kube-apiserver's authenticator does);
@@ -41,7 +42,8 @@ keys -- and checks that:
   - ClusterRoleBindings bind the groups of every authentication token to
     system:node-bootstrapper and the nodeclient auto-approval role, and
     system:anonymous may read cluster-info;
-  - every certificate chains to a CA found in the input and is inside its
+  - every certificate (files, kubeconfigs, CSR status.certificate, Secret
+    tls.crt/ca.crt) chains to a CA found in the input and is inside its
     lifetime;
   - every Kubernetes object validates against the Kubernetes OpenAPI schema
     (kubernetes-models: types, required fields, enums, formats; unknown

@@ -41,6 +41,7 @@ import { RBAC_NAMES } from "../tokens/rbac.ts";
 import {
   BOOTSTRAP_USER_PREFIX,
   KEYS,
+  NODE_BOOTSTRAP_TOKEN_GROUP,
   SECRET_PREFIX,
   SECRET_TYPE,
   TOKEN_NAMESPACE,
@@ -106,6 +107,8 @@ interface TokenRef {
   field: string;
   token: string;
   needs: Need[];
+  /** The `auth-extra-groups` the Secret must carry (an InitConfiguration's declared groups). */
+  groups?: string[];
 }
 
 interface PinRef {
@@ -330,6 +333,30 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     }
   };
 
+  // kubeadm's bootstrapTokens: each must have been rendered with its usages and groups
+  // (defaults: signing and authentication, the default node-token group).
+  const readInitConfiguration = (file: string, obj: Record<string, unknown>) => {
+    const object = `InitConfiguration (${str(obj.apiVersion)})`;
+    const list = Array.isArray(obj.bootstrapTokens) ? obj.bootstrapTokens : [];
+    list.forEach((bt, i) => {
+      if (!isObject(bt) || str(bt.token) === "") return;
+      const usages = Array.isArray(bt.usages)
+        ? bt.usages.map(String)
+        : ["signing", "authentication"];
+      const groups = Array.isArray(bt.groups)
+        ? bt.groups.map(String)
+        : [NODE_BOOTSTRAP_TOKEN_GROUP];
+      tokenRefs.push({
+        file,
+        object,
+        field: `bootstrapTokens[${i}].token`,
+        token: str(bt.token),
+        needs: usages.filter((u): u is Need => u === "signing" || u === "authentication"),
+        ...(usages.includes("authentication") ? { groups } : {}),
+      });
+    });
+  };
+
   const readJoinCommand = (file: string, words: string[]) => {
     const object = "join command";
     const flags = flagPairs(words);
@@ -416,6 +443,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       }
       if (KUBEADM_GROUP.test(apiVersion)) {
         if (kind === "JoinConfiguration") readJoinConfiguration(f.name, obj);
+        if (kind === "InitConfiguration") readInitConfiguration(f.name, obj);
         continue;
       }
       if (apiVersion === "" || kind === "") {
@@ -572,6 +600,20 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         message: `token ${parsed.id}: no Secret ${TOKEN_NAMESPACE}/${name} in the input`,
       });
       continue;
+    }
+    if (ref.groups) {
+      const have = getData(secret.value, KEYS.extraGroups).split(",").filter((g) => g !== "");
+      const want = [...new Set(ref.groups)].sort();
+      if ([...new Set(have)].sort().join(",") !== want.join(",")) {
+        add({
+          ...at,
+          field: at.field.replace(/\.token$/, ".groups"),
+          check: "token",
+          message: `token ${parsed.id}: ${secret.object} has auth-extra-groups ${
+            JSON.stringify(have.join(","))
+          }, the configuration declares ${JSON.stringify(want.join(","))} (${secret.file})`,
+        });
+      }
     }
     for (const need of ref.needs) {
       if (need === "authentication") {

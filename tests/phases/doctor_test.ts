@@ -416,6 +416,38 @@ const ROWS: Row[] = [
     }],
   },
   {
+    what: "an InitConfiguration whose bootstrapTokens were rendered as declared",
+    files: () => [
+      ...initFiles(),
+      file(
+        "kubeadm.yaml",
+        `apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nbootstrapTokens:\n- token: ${T1}\n- token: ${T2}\n  usages: [signing]\n`,
+      ),
+    ],
+    want: [],
+  },
+  {
+    what: "an InitConfiguration declaring other groups, and a token never rendered",
+    files: () => [
+      ...initFiles(),
+      file(
+        "kubeadm.yaml",
+        `apiVersion: kubeadm.k8s.io/v1beta3\nkind: InitConfiguration\nbootstrapTokens:\n- token: ${T1}\n  groups: [system:bootstrappers:other]\n- token: aaaaaa.bbbbbbbbbbbbbbbb\n`,
+      ),
+    ],
+    want: [
+      {
+        check: "token",
+        file: "kubeadm.yaml",
+        object: /^InitConfiguration \(kubeadm\.k8s\.io\/v1beta3\)$/,
+        field: "bootstrapTokens[0].groups",
+        message:
+          /has auth-extra-groups "system:bootstrappers:kubeadm:default-node-token", the configuration declares "system:bootstrappers:other"/,
+      },
+      { check: "token", field: "bootstrapTokens[1].token", message: /token aaaaaa: no Secret/ },
+    ],
+  },
+  {
     what: "foreign and unreadable files are skipped, not findings",
     files: () => [
       ...initFiles(),
