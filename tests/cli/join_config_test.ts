@@ -1,0 +1,239 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseManifests } from "../../lib/k8s/manifest.ts";
+import { validateJoinConfiguration } from "../../lib/kubeadm/join_config.ts";
+import { certificatesFromPem } from "../../lib/pki/certsource.ts";
+import { caCertHash } from "../../lib/pki/pin.ts";
+import { repoPath, runCli, tempDir } from "../_cli.ts";
+
+const CA = repoPath("examples/demo/ca.crt");
+const PIN = caCertHash(certificatesFromPem(fs.readFileSync(CA, "utf8"), "ca")[0]!);
+const T = "abcdef.0123456789abcdef";
+const SECRET = "0123456789abcdef";
+const KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
+const BASE = ["join-config", "--server", "10.0.0.1:6443", "--token", T, "--ca", CA];
+
+Deno.test("CLI join-config renders a minimal worker JoinConfiguration that kubeadm's rules accept", async () => {
+  const r = await runCli([
+    ...BASE,
+    "--node",
+    "worker-1",
+    "--kubelet-arg",
+    "node-ip=10.0.0.21",
+    "--cri-socket",
+    "/run/containerd/containerd.sock",
+    "--taint",
+    "dedicated=gpu:NoSchedule",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.equal(
+    r.stdout,
+    `apiVersion: kubeadm.k8s.io/v1beta4
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: 10.0.0.1:6443
+    caCertHashes:
+    - ${PIN}
+    token: ${T}
+kind: JoinConfiguration
+nodeRegistration:
+  criSocket: unix:///run/containerd/containerd.sock
+  kubeletExtraArgs:
+  - name: node-ip
+    value: 10.0.0.21
+  name: worker-1
+  taints:
+  - effect: NoSchedule
+    key: dedicated
+    value: gpu
+`,
+  );
+  assert.deepEqual(validateJoinConfiguration(parseManifests(r.stdout)[0]), []);
+});
+
+Deno.test("CLI join-config control plane, v1beta3, JSON; the key and token never on stderr", async () => {
+  const r = await runCli([
+    ...BASE,
+    "--control-plane",
+    "--certificate-key",
+    KEY,
+    "--apiserver-advertise-address",
+    "10.0.0.12",
+    "--apiserver-bind-port",
+    "7443",
+    "--api-version",
+    "v1beta3",
+    "--kubelet-arg",
+    "v=1",
+    "--kubelet-arg",
+    "v=4",
+    "-o",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const o = JSON.parse(r.stdout);
+  assert.equal(o.apiVersion, "kubeadm.k8s.io/v1beta3");
+  assert.deepEqual(o.controlPlane, {
+    certificateKey: KEY,
+    localAPIEndpoint: { advertiseAddress: "10.0.0.12", bindPort: 7443 },
+  });
+  assert.deepEqual(o.nodeRegistration, { kubeletExtraArgs: { v: "4" }, taints: null });
+  // Refusals: one line, exit 2, no secret.
+  const bad: [string[], RegExp][] = [
+    [["--control-plane"], /^error: --control-plane needs --certificate-key/],
+    [["--certificate-key", KEY.slice(1)], /odd length hex string/],
+    [["--certificate-key", "x" + KEY.slice(1)], /invalid byte: U\+0078 'x'/],
+    [["--node", "worker_1"], /nodeRegistration\.name: Invalid value: "worker_1"/],
+    [["--taint", "k:Sometimes"], /effect must be one of/],
+    [["--kubelet-arg=--v=2"], /NAME without leading dashes/],
+    [["--apiserver-bind-port", "7443"], /need --control-plane/],
+    [["--discovery-file", "/etc/d.conf"], /--discovery-file is file discovery/],
+  ];
+  for (const [extra, re] of bad) {
+    const b = await runCli([...BASE, ...extra]);
+    assert.equal(b.code, 2, `${extra.join(" ")}: ${b.stderr}`);
+    assert.equal(b.stdout, "");
+    assert.match(b.stderr, re);
+    assert.equal(b.stderr.trimEnd().split("\n").length, 1, b.stderr);
+    assert.ok(!b.stderr.includes(SECRET) && !b.stderr.includes(KEY.slice(2, 60)), b.stderr);
+  }
+});
+
+Deno.test("CLI join-config FILE re-judges, converts, and refuses with kubeadm's text", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const v3 = path.join(dir, "v3.yaml");
+    const w = await runCli([
+      ...BASE,
+      "--api-version",
+      "v1beta3",
+      "--out",
+      v3,
+      "--kubelet-arg",
+      "a=1",
+    ]);
+    assert.equal(w.code, 0, w.stderr);
+    assert.equal(w.stderr, `wrote ${v3} (0600)\n`);
+    assert.equal(fs.statSync(v3).mode & 0o777, 0o600);
+    const again = await runCli([...BASE, "--out", v3]);
+    assert.equal(again.code, 1, "no overwrite without --force");
+    const c = await runCli(["join-config", v3, "--api-version", "v1beta4"]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /^apiVersion: kubeadm\.k8s\.io\/v1beta4\n/);
+    assert.ok(c.stdout.includes('kubeletExtraArgs:\n  - name: a\n    value: "1"\n'), c.stdout);
+    assert.equal(c.stderr, `ok: ${v3}: a valid kubeadm.k8s.io/v1beta3 JoinConfiguration\n`);
+    const same = await runCli(["join-config", v3]);
+    assert.match(same.stderr, /v1beta3 is deprecated/);
+
+    const bad = path.join(dir, "bad.yaml");
+    fs.writeFileSync(
+      bad,
+      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    token: abcdef.0123456789ABCDEF\n    apiServerEndpoint: 10.0.0.1\n`,
+    );
+    const r = await runCli(["join-config", bad]);
+    assert.equal(r.code, 3);
+    assert.equal(
+      r.stderr,
+      `error: ${bad}: [discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue, discovery.bootstrapToken.token: Invalid value: "<value withheld>": the bootstrap token is invalid, discovery.bootstrapToken.apiServerEndpoint: Invalid value: "10.0.0.1": address 10.0.0.1: missing port in address, discovery.tlsBootstrapToken: Invalid value: "<value withheld>": the bootstrap token is invalid]\n`,
+    );
+    const mixed = await runCli(["join-config", bad, "--node", "n"]);
+    assert.equal(mixed.code, 2);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI init --config takes tokens and endpoint from an InitConfiguration; join-config.yaml agrees", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const cfg = path.join(dir, "kubeadm.yaml");
+    fs.writeFileSync(
+      cfg,
+      `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+bootstrapTokens:
+- token: "${T}"
+  description: "rack 7"
+  ttl: 2h
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+controlPlaneEndpoint: cp.example.com
+`,
+    );
+    const out = path.join(dir, "out");
+    const r = await runCli([
+      "init",
+      "--config",
+      cfg,
+      "--ca",
+      CA,
+      "--out-dir",
+      out,
+      "--now",
+      "2026-01-01T00:00:00Z",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stderr.includes(SECRET));
+    const join = fs.readFileSync(path.join(out, "join-config.yaml"), "utf8");
+    const doc = parseManifests(join)[0]!;
+    assert.deepEqual(validateJoinConfiguration(doc), []);
+    assert.deepEqual((doc.discovery as Record<string, unknown>).bootstrapToken, {
+      apiServerEndpoint: "cp.example.com:6443",
+      caCertHashes: [PIN],
+      token: T,
+    });
+    assert.equal(fs.statSync(path.join(out, "join-config.yaml")).mode & 0o777, 0o600);
+    const secret = parseManifests(fs.readFileSync(path.join(out, "bootstrap-token.yaml"), "utf8"))
+      .find((o) => o.kind === "Secret")!;
+    const data = secret.data as Record<string, string>;
+    assert.equal(atob(data.description!), "rack 7");
+    assert.equal(atob(data.expiration!), "2026-01-01T02:00:00Z");
+    assert.match(
+      fs.readFileSync(path.join(out, "join-command.txt"), "utf8"),
+      /^kubeadm join cp\.example\.com:6443 --token /,
+    );
+    const mixed = await runCli(["init", "--config", cfg, "--ca", CA, "--token", T]);
+    assert.equal(mixed.code, 2);
+    assert.equal(mixed.stderr, "error: can not mix '--config' with arguments [token]\n");
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI token create --config renders one Secret per bootstrapTokens entry", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const cfg = path.join(dir, "kubeadm.yaml");
+    fs.writeFileSync(
+      cfg,
+      `apiVersion: kubeadm.k8s.io/v1beta3
+kind: InitConfiguration
+bootstrapTokens:
+- token: "9a08jv.c0izixklcxtmnze7"
+  ttl: "0"
+  usages: [authentication]
+  groups: [system:bootstrappers:ci]
+- {}
+`,
+    );
+    const r = await runCli(["token", "create", "--config", cfg, "--string-data"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^warning: .*deprecated API spec: "kubeadm\.k8s\.io\/v1beta3"/);
+    const secrets = parseManifests(r.stdout);
+    assert.equal(secrets.length, 2);
+    assert.deepEqual(secrets[0]!.stringData, {
+      "auth-extra-groups": "system:bootstrappers:ci",
+      "token-id": "9a08jv",
+      "token-secret": "c0izixklcxtmnze7",
+      "usage-bootstrap-authentication": "true",
+    });
+    const second = secrets[1]!.stringData as Record<string, string>;
+    assert.match(second["token-id"]!, /^[a-z0-9]{6}$/, "a token the file leaves out is generated");
+    assert.ok(second.expiration, "24h by default");
+  } finally {
+    cleanup();
+  }
+});
