@@ -83,6 +83,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./ca_pin_check.ts"),
   },
   {
+    name: "ca rotation-check",
+    group: "ca",
+    summary: "List artefacts that still trust, pin or were issued by the old CA only",
+    load: () => import("./ca_rotation_check.ts"),
+  },
+  {
     name: "cluster-info create",
     group: "cluster-info",
     summary: "Render the kube-public/cluster-info ConfigMap with its JWS signatures",

@@ -111,6 +111,16 @@ const ROWS: Row[] = [
   },
   { what: "wrong kind", argv: ["ca", "pin-check", "--ca-cert-hash", F.pin, garbage], code: 1 },
   { what: "check", argv: ["ca", "pin-check", "--ca-cert-hash", OTHER_PIN, F.caCrt], code: 3 },
+  // ca rotation-check
+  { what: "format", argv: ["ca", "rotation-check", "--ca", F.caCrt, F.caCrt, "-o", "x"], code: 2 },
+  { what: "wrong kind", argv: ["ca", "rotation-check", "--ca", garbage, F.caCrt], code: 1 },
+  // a leaf given as "the new CA": the CA file does not hold it, so old-only
+  {
+    what: "check",
+    argv: ["ca", "rotation-check", "--ca", F.nodeCrt, F.caCrt],
+    code: 3,
+    report: true,
+  },
   // cluster-info create
   {
     what: "URL",
@@ -576,6 +586,7 @@ const COMMANDS = [
   "ca create",
   "ca hash",
   "ca pin-check",
+  "ca rotation-check",
   "cluster-info create",
   "cluster-info sign",
   "cluster-info verify",
@@ -612,6 +623,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
   const checking = [
     "token check",
     "ca pin-check",
+    "ca rotation-check",
     "cluster-info verify",
     "csr inspect",
     "csr approve",

@@ -1,0 +1,132 @@
+/**
+ * `joinkit ca rotation-check`: during a manual CA rotation, list which
+ * kubeconfigs, cluster-info ConfigMaps, join commands, JoinConfigurations
+ * and certificates still trust, pin or were issued by the old CA only.
+ *
+ * @module
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { InputError, JoinkitError, oneLine } from "../lib/base/errors.ts";
+import {
+  checkArtefact,
+  newCaFrom,
+  OLD_ONLY,
+  type RotationFinding,
+} from "../lib/discovery/ca_rotation.ts";
+import { tabwrite } from "../lib/go/tabwriter.ts";
+import { loadCertsPem } from "../lib/pki/certsource.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagSet, optionalOutput, renderData, requireString } from "./_flags.ts";
+import { readInput } from "./_io.ts";
+
+const FLAGS = flagSet("ca rotation-check", [
+  ["ca", "the NEW CA certificate (PEM; every certificate in it counts as new) (required)"],
+  ["output", "text (default: a table), json or yaml"],
+]);
+
+/** Regular files under `dir`, recursively, sorted, dot-files skipped. */
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (
+    const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+    )
+  ) {
+    if (e.name.startsWith(".")) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+export const command: Command = {
+  name: "ca rotation-check",
+  options: FLAGS.options,
+  help: `Tell which artefacts still trust, pin or were issued by the old CA only,
+during the "Manual Rotation of CA Certificates" procedure.
+
+Each FILE (or every regular file under each DIR, recursively, dot-files
+skipped) is read and each CA-related part classified against --ca:
+  kubeconfigs (admin.conf, kubelet.conf, bootstrap-kubelet.conf, discovery
+  files): each cluster's certificate-authority-data, and each user's
+  client-certificate-data;
+  cluster-info ConfigMaps (data.kubeconfig), kube-root-ca.crt ConfigMaps and
+  Secrets holding ca.crt;
+  'kubeadm join' command files (--discovery-token-ca-cert-hash) and
+  JoinConfigurations (discovery.bootstrapToken.caCertHashes);
+  PEM files: a CA bundle (every certificate a CA) or a certificate (the first
+  one), and CertificateSigningRequest objects' status.certificate.
+Status: trust and pins are new-only, old+new (mid-rotation: both trusted,
+shrink later) or old-only; issued certificates are new-ca or other-ca;
+unpinned (a join command without pins) and file-ref (a kubeconfig naming its
+CA file: check that file) are reported without judging. A CA is the new one
+when its public key is, as kubeadm's pins compare. Files with nothing
+CA-related (keys, other manifests) are passed over; a file that cannot be
+read or parsed is named on stderr and skipped, never fatal for the rest.
+Exit 3 when any artefact is old-only or other-ca; a summary line on stderr.
+
+Usage:
+  joinkit ca rotation-check --ca NEW-CA.crt FILE|DIR... [-o text|json|yaml]
+
+${FLAGS.help}
+Output (-o json): an array of {artefact, kind, status, detail}, in file order.
+
+${EXIT_CODES}
+
+Examples:
+  joinkit ca rotation-check --ca new/ca.crt /etc/kubernetes out/ join-command.txt
+  kubectl -n kube-public get cm cluster-info -o yaml > ci.yaml &&
+    joinkit ca rotation-check --ca new/ca.crt ci.yaml
+`,
+  async run(ctx) {
+    const caPath = requireString(ctx.flags, "ca");
+    const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
+    expectArgs(ctx, 1, Number.MAX_SAFE_INTEGER, "FILE or DIR");
+    const caIn = readInput(caPath);
+    const ca = newCaFrom(await loadCertsPem(caIn.bytes, caIn.name));
+
+    const files: string[] = [];
+    for (const arg of ctx.args) {
+      let st: fs.Stats;
+      try {
+        st = fs.statSync(arg);
+      } catch (e) {
+        throw new InputError(`${arg}: ${(e as NodeJS.ErrnoException).code ?? oneLine(e)}`);
+      }
+      files.push(...(st.isDirectory() ? walk(arg) : [arg]));
+    }
+    const findings: RotationFinding[] = [];
+    let skipped = 0;
+    for (const file of files) {
+      try {
+        const input = readInput(file);
+        findings.push(...checkArtefact(input.text, input.name, ca));
+      } catch (e) {
+        if (!(e instanceof JoinkitError)) throw e;
+        skipped++;
+        ctx.stderr(`skipped: ${e.message.startsWith(file) ? e.message : `${file}: ${e.message}`}`);
+      }
+    }
+    const stale = findings.filter((f) => OLD_ONLY.has(f.status)).length;
+    if (format === "text") {
+      const rows = [
+        "ARTEFACT\tKIND\tSTATUS\tDETAIL",
+        ...findings.map((f) => `${f.artefact}\t${f.kind}\t${f.status}\t${f.detail}`),
+      ];
+      ctx.stdout(tabwrite(rows.join("\n") + "\n", { minwidth: 0, padding: 3 }));
+    } else ctx.stdout(await renderData(findings, format));
+    const summary = `${findings.length} artefact(s) checked in ${files.length - skipped} file(s)` +
+      `${skipped ? `, ${skipped} skipped` : ""}`;
+    if (stale === 0) {
+      ctx.stderr(`${summary}; none depends on the old CA only`);
+      return 0;
+    }
+    ctx.stderr(
+      `error: ${stale} artefact(s) still trust, pin or were issued by the old CA only (${summary})`,
+    );
+    return 3;
+  },
+};
