@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { InputError, UsageError } from "../lib/base/errors.ts";
+import { InputError, quote, UsageError } from "../lib/base/errors.ts";
 import { DEFAULT_CLUSTER_NAME } from "../lib/discovery/bootstrap_kubeconfig.ts";
 import { renderKubeconfig } from "../lib/k8s/kubeconfig_yaml.ts";
 import {
@@ -128,7 +128,7 @@ Examples:
     for (const n of flagNodes) {
       const why = nodeNameProblem(n);
       if (why !== undefined) {
-        throw new UsageError(`--node ${JSON.stringify(n)} cannot be a Node name: ${why}`);
+        throw new UsageError(`--node ${quote(n)} cannot be a Node name: ${why}`);
       }
     }
     const caPath = requireString(ctx.flags, "ca");
@@ -255,9 +255,8 @@ function readNodeList(file: string): string[] {
     if (line === "") continue;
     const why = nodeNameProblem(line);
     if (why !== undefined) {
-      throw new InputError(
-        `${input.name}:${i + 1}: ${JSON.stringify(line)} cannot be a Node name: ${why}`,
-      );
+      // The line itself is not echoed: a key or secret given as NODES must not reach stderr.
+      throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
     }
     names.push(line);
   }

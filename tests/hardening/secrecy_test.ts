@@ -445,6 +445,76 @@ const RUNS: Run[] = [
   { args: ["download-certs", ucSecret, "--certificate-key", "0".repeat(64)] },
   { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY.slice(1)] },
   { args: ["download-certs", F.caKey, "--certificate-key", CERT_KEY] },
+  {
+    args: [
+      "discovery-file",
+      "--cluster-info",
+      F.clusterInfo,
+      "--discovery-token-ca-cert-hash",
+      F.pin,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+    tokenOut: true,
+  },
+  {
+    args: [
+      "discovery-file",
+      "--cluster-info",
+      F.clusterInfo,
+      "--discovery-token-ca-cert-hash",
+      F.pin,
+      "--token",
+      "abcdef.s3cr3tt0k3nv4lu4",
+    ],
+  },
+  {
+    args: [
+      "discovery-file",
+      "--cluster-info",
+      clusterInfoTampered,
+      "--discovery-token-ca-cert-hash",
+      F.pin,
+      "--token",
+      FIXTURE_TOKEN,
+    ],
+  },
+  {
+    args: ["discovery-file", "--server", FIXTURE_SERVER, "--ca", F.caKey, "--token", FIXTURE_TOKEN],
+  },
+  { args: ["discovery-file", "--server", FIXTURE_SERVER, "--ca", F.caCrt, FIXTURE_TOKEN] },
+  ...[F.caKey, flippedKey, truncatedKey, F.nodeKey].map((key) => ({
+    args: [
+      "kubeconfig",
+      "node",
+      "--node",
+      "worker-1",
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      key,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      p(`kn-${path.basename(key)}`),
+      ...NOW,
+    ],
+  })),
+  {
+    args: [
+      "kubeconfig",
+      "node",
+      F.caKey,
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--server",
+      FIXTURE_SERVER,
+      "--out-dir",
+      p("kn-list"),
+    ],
+  },
 ];
 
 Deno.test(`CLI secrecy: ${RUNS.length} runs never show the token secret or a private key where not asked`, async () => {

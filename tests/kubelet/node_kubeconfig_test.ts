@@ -468,7 +468,7 @@ Deno.test("CLI kubeconfig node refuses bad names, a foreign CA key, an expired C
         "bad name in NODES",
         [badList, ...base],
         1,
-        /^error: .*bad\.txt:2: "Worker_2" cannot be a Node name/,
+        /^error: .*bad\.txt:2: not a Node name: a lowercase RFC 1123 subdomain/,
       ],
       ["empty NODES", [emptyList, ...base], 1, /^error: .*empty\.txt: no node names$/],
       ["no node", base, 2, /^error: missing required flag --node/],
