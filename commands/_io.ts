@@ -144,7 +144,7 @@ function isDirectory(p: string): boolean {
   }
 }
 
-function listFiles(dir: string): string[] {
+function listFiles(dir: string, max = MAX_INPUT_FILES): string[] {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -155,13 +155,125 @@ function listFiles(dir: string): string[] {
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (e.name.startsWith(".")) continue;
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) files.push(...listFiles(full));
+    if (e.isDirectory()) { for (const f of listFiles(full, max)) files.push(f); }
     else if (e.isFile()) files.push(full);
-    if (files.length > MAX_INPUT_FILES) {
-      throw new InputError(`${dir}: more than ${MAX_INPUT_FILES} files to read`);
+    if (files.length > max) {
+      throw new InputError(`${dir}: more than ${max} files to read`);
     }
   }
   return files;
+}
+
+/** Most files one streamed run reads (directories expand to their files). */
+export const MAX_STREAM_FILES = 1_000_000;
+
+/** One piece of an input read in pieces (see {@link readManifestChunks}). */
+export interface TextChunk {
+  /** The name to show in messages: the path, or `stdin`. */
+  source: string;
+  /** Whole YAML documents (never a document cut in two). */
+  text: string;
+  /** 0 for an input's first chunk. */
+  index: number;
+  /** Whether this is the input's last chunk. */
+  last: boolean;
+}
+
+// A `---` line starts a YAML document.
+const SEPARATOR = /^---(?=[ \t\r\n]|$)/gm;
+
+/**
+ * Reads manifest inputs (files, `-` for stdin, directories recursively as
+ * {@link readInputs} expands them) in pieces of whole YAML documents, so a
+ * stream of any length is read with bounded memory: each piece is at most
+ * {@link MAX_INPUT_BYTES}, cut only before a `---` line, and one document
+ * larger than that is refused. An input no larger than a piece comes whole,
+ * in one chunk, as {@link readInput} reads it. JSON (an input that starts
+ * with `{` or `[`) is one document.
+ */
+export function* readManifestChunks(names: readonly string[]): Generator<TextChunk> {
+  let files = 0;
+  for (const name of names) {
+    const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
+    files += list.length;
+    if (files > MAX_STREAM_FILES) {
+      throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
+    }
+    for (const file of list) yield* chunksOf(file);
+  }
+}
+
+function* chunksOf(file: string): Generator<TextChunk> {
+  const source = file === "-" ? "stdin" : file;
+  let fd = 0;
+  try {
+    if (file !== "-") {
+      fd = fs.openSync(file, "r");
+      if (fs.fstatSync(fd).isDirectory()) {
+        throw Object.assign(new Error("dir"), { code: "EISDIR" });
+      }
+    }
+  } catch (err) {
+    if (fd) fs.closeSync(fd);
+    throw describe(err, source);
+  }
+  try {
+    const decoder = new TextDecoder();
+    const buf = Buffer.alloc(1 << 20);
+    let pending = "";
+    let index = 0;
+    let json: boolean | undefined;
+    let documents = 0; // documents started before `pending`
+    for (;;) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === "EAGAIN") continue;
+        if (code === "EOF") n = 0;
+        else throw describe(err, source);
+      }
+      pending += n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
+      if (json === undefined) {
+        const t = pending.replace(/^\uFEFF/, "").trimStart();
+        if (t !== "") json = t.startsWith("{") || t.startsWith("[");
+      }
+      if (n === 0) break;
+      // More than a piece: hand out the whole documents that fit.
+      while (pending.length > MAX_INPUT_BYTES) {
+        const cut = json ? 0 : lastSeparatorWithin(pending, MAX_INPUT_BYTES);
+        if (cut <= 0) {
+          throw new InputError(
+            json
+              ? `${source}: JSON document larger than ${MAX_INPUT_BYTES} bytes`
+              : `${source}: document ${documents + 1} larger than ${MAX_INPUT_BYTES} bytes`,
+          );
+        }
+        const text = pending.slice(0, cut);
+        documents += countSeparators(text) + (index === 0 && !text.startsWith("---") ? 1 : 0);
+        pending = pending.slice(cut);
+        yield { source, text, index: index++, last: false };
+      }
+    }
+    yield { source, text: pending, index, last: true };
+  } finally {
+    if (fd) fs.closeSync(fd);
+  }
+}
+
+/** The offset of the last `---` line starting at or before `limit` (0: none but the start). */
+function lastSeparatorWithin(text: string, limit: number): number {
+  let last = 0;
+  SEPARATOR.lastIndex = 0;
+  for (let m = SEPARATOR.exec(text); m !== null && m.index <= limit; m = SEPARATOR.exec(text)) {
+    last = m.index;
+  }
+  return last;
+}
+
+function countSeparators(text: string): number {
+  return text.match(SEPARATOR)?.length ?? 0;
 }
 
 /** One file to write. */

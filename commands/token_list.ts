@@ -9,14 +9,14 @@ import {
   type ParsedBootstrapToken,
 } from "../lib/tokens/bootstrap_token.ts";
 import { ExitCode } from "../lib/base/errors.ts";
-import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { parseManifestChunk, renderObjects } from "../lib/k8s/manifest.ts";
 import { decodeSecret, describeObject, isSecretObject } from "../lib/k8s/secret.ts";
 import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/tokens/token.ts";
 import { formatTokenTable, tokenOutputObject } from "../lib/tokens/token_list.ts";
 import { goJsonIndent } from "../lib/go/json.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, outputFormat } from "./_flags.ts";
-import { readInputs } from "./_io.ts";
+import { readManifestChunks } from "./_io.ts";
 
 const FLAGS = flagSet("token list", [
   [
@@ -61,11 +61,13 @@ Examples:
 `,
   run(ctx) {
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
-    const inputs = readInputs(ctx.args.length ? ctx.args : ["-"]);
     const byName = new Map<string, { token: ParsedBootstrapToken; source: string }>();
     let problems = 0;
-    for (const input of inputs) {
-      for (const obj of parseManifests(input.text, input.name)) {
+    const counts = { documents: 0, objects: 0 };
+    // Inputs are read document by document: memory holds the tokens, not the input.
+    for (const chunk of readManifestChunks(ctx.args.length ? ctx.args : ["-"])) {
+      const input = { name: chunk.source };
+      for (const obj of parseManifestChunk(chunk, counts)) {
         if (!isSecretObject(obj)) continue;
         const what = `${input.name}: ${describeObject(obj)}`;
         let secret;
@@ -94,9 +96,8 @@ Examples:
         }
       }
     }
-    const tokens = [...byName.values()].map((v) => v.token).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
-    );
+    // The default sort orders strings by code unit, as `<` does, without a callback per pair.
+    const tokens = [...byName.keys()].sort().map((name) => byName.get(name)!.token);
     if (tokens.length === 0 && problems === 0) {
       ctx.stderr("no bootstrap token Secrets found");
     }

@@ -7,7 +7,9 @@
  */
 
 /** Width of text as Go counts it for tabwriter and `%-Ns`: in code points. */
-function runeCount(text: string): number {
+export function runeCount(text: string): number {
+  // No surrogate: one code point per code unit.
+  if (!/[\uD800-\uDFFF]/.test(text)) return text.length;
   let n = 0;
   for (const _ of text) n++;
   return n;

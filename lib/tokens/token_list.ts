@@ -10,7 +10,7 @@ import type { ParsedBootstrapToken } from "./bootstrap_token.ts";
 import { tokenString } from "./token.ts";
 import { formatGoRfc3339, formatRfc3339 } from "../go/time.ts";
 import { shortHumanDuration } from "../go/human_duration.ts";
-import { padRight, tabwrite } from "../go/tabwriter.ts";
+import { padRight, runeCount, tabwrite } from "../go/tabwriter.ts";
 
 /** The table's columns. */
 export const COLUMNS = ["TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS"];
@@ -43,9 +43,28 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date): string {
  */
 export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: Date): string {
   const opts = { minwidth: 10, padding: 3 };
-  return tokens.map((t, i) =>
-    tabwrite((i === 0 ? COLUMNS.join("\t") + "\n" : "") + formatTokenRow(t, now), opts)
-  ).join("");
+  let out = "";
+  for (let i = 0; i < tokens.length; i++) {
+    const row = formatTokenRow(tokens[i]!, now);
+    out += i === 0 ? tabwrite(COLUMNS.join("\t") + "\n" + row, opts) : tabwriteRow(row, opts);
+  }
+  return out;
+}
+
+/**
+ * `tabwrite` of one line on its own (a tabwriter with nothing to align it
+ * with): each cell ended by a tab is padded to its own width plus padding.
+ */
+function tabwriteRow(row: string, opts: { minwidth: number; padding: number }): string {
+  const body = row.slice(0, -1);
+  if (!row.endsWith("\n") || /[\n\f]/.test(body)) return tabwrite(row, opts);
+  const cells = body.split(/[\t\v]/);
+  let line = "";
+  for (let j = 0; j < cells.length - 1; j++) {
+    const cell = cells[j]!;
+    line += padRight(cell, Math.max(opts.minwidth, runeCount(cell) + opts.padding));
+  }
+  return line + cells[cells.length - 1] + "\n";
 }
 
 /**

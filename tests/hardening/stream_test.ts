@@ -1,0 +1,90 @@
+/**
+ * Streams read document by document (commands/_io.ts readManifestChunks):
+ * inputs past one 16 MiB piece are read whole documents at a time, each
+ * document is bounded on its own, documents are numbered across pieces, and
+ * a stream in pieces gives what the same documents give read whole.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "../_cli.ts";
+import { MAX_INPUT_BYTES } from "../../lib/base/limits.ts";
+import { readManifestChunks } from "../../commands/_io.ts";
+import { parseManifestChunk } from "../../lib/k8s/manifest.ts";
+
+/** A token Secret as token create writes it (ID from the index). */
+function secret(i: number): string {
+  const id = i.toString(36).padStart(6, "0");
+  const b64 = (s: string) => btoa(s);
+  return `apiVersion: v1
+data:
+  token-id: ${b64(id)}
+  token-secret: ${b64("0123456789abcdef")}
+  usage-bootstrap-authentication: ${b64("true")}
+kind: Secret
+metadata:
+  name: bootstrap-token-${id}
+  namespace: kube-system
+type: bootstrap.kubernetes.io/token
+`;
+}
+
+/** `n` Secrets as a `---` stream, padded with a long description to pass `bytes`. */
+function stream(bytes: number): { text: string; count: number } {
+  const docs: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const d = secret(i);
+    docs.push(d);
+    size += d.length + 4;
+  }
+  return { text: docs.join("---\n"), count: docs.length };
+}
+
+Deno.test("readManifestChunks() cuts a stream past one piece only before '---' lines", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { text, count } = stream(MAX_INPUT_BYTES + 3 * 1024 * 1024);
+    const file = path.join(dir, "s.yaml");
+    fs.writeFileSync(file, text);
+    const chunks = [...readManifestChunks([file])];
+    assert.ok(chunks.length >= 2, `${chunks.length} chunks`);
+    assert.equal(chunks.map((c) => c.text).join(""), text);
+    chunks.forEach((c, i) => {
+      assert.equal(c.index, i);
+      assert.equal(c.last, i === chunks.length - 1);
+      assert.ok(c.text.length <= MAX_INPUT_BYTES);
+      if (i > 0) assert.ok(c.text.startsWith("---\n"));
+    });
+    const counts = { documents: 0, objects: 0 };
+    const objects = chunks.flatMap((c) => parseManifestChunk(c, counts));
+    assert.equal(objects.length, count);
+    assert.equal(counts.documents, count);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI token list reads a stream larger than 16 MiB and numbers a bad document across pieces", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { text, count } = stream(MAX_INPUT_BYTES + 2 * 1024 * 1024);
+    const good = path.join(dir, "good.yaml");
+    fs.writeFileSync(good, text);
+    const r = await runCli(["token", "list", good, "--now", "2026-01-01T00:00:00Z"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split("\n").length - 2, count); // header and final newline
+    const bad = path.join(dir, "bad.yaml");
+    fs.writeFileSync(bad, text + "---\nkind: [\n");
+    const b = await runCli(["token", "list", bad]);
+    assert.equal(b.code, 1);
+    assert.equal(b.stdout, "");
+    assert.match(
+      b.stderr,
+      new RegExp(`^error: .*bad\\.yaml: document ${count + 1} is not valid YAML`),
+    );
+  } finally {
+    cleanup();
+  }
+});
