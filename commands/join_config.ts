@@ -259,6 +259,7 @@ async function renderFromFlags(
     if (tls) opts.tlsBootstrapToken = tokenString(tls);
   }
 
+  if (flagList(flags, "node").length > 1) throw new UsageError("--node given more than once");
   const node = flagString(flags, "node");
   if (node !== undefined) {
     if (node.trim() === "") throw new UsageError("--node must not be empty");
