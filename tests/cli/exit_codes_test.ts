@@ -51,6 +51,8 @@ const JC_TOKEN = ["join-config", "--server", FIXTURE_SERVER, "--token", FIXTURE_
 const UC_PKI = "tests/fixtures/upload_certs/pki";
 const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
 const UC_KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
+const NP_JOIN = "tests/fixtures/node_payload/join.yaml";
+const NP_NO_PINS = "tests/fixtures/node_payload/join-no-pins.yaml";
 
 interface Row {
   /** What the row shows. */
@@ -545,6 +547,19 @@ const ROWS: Row[] = [
     code: 3,
   },
   { what: "argument", argv: ["certs", "certificate-key", "extra"], code: 2 },
+  // node-payload
+  {
+    what: "node name",
+    argv: ["node-payload", "--config", NP_JOIN, "--node", "Bad_Name", "--out-dir", out("np")],
+    code: 2,
+  },
+  { what: "format", argv: ["node-payload", "--config", NP_JOIN, "--format", "xml"], code: 2 },
+  { what: "wrong kind", argv: ["node-payload", "--config", garbage, "--node", "w-1"], code: 1 },
+  {
+    what: "check (kubeadm refuses the config)",
+    argv: ["node-payload", "--config", NP_NO_PINS, "--node", "w-1", "--out-dir", out("np")],
+    code: 3,
+  },
   // init (its flags come from the same vocabulary)
   {
     what: "token",
@@ -607,6 +622,7 @@ const COMMANDS = [
   "upload-certs",
   "download-certs",
   "certs certificate-key",
+  "node-payload",
   "init",
 ];
 
@@ -629,6 +645,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     "csr approve",
     "csr sign",
     "download-certs",
+    "node-payload",
   ];
   for (
     const c of [
