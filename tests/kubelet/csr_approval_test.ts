@@ -19,7 +19,6 @@ import {
   prefixContains,
 } from "../../lib/kubelet/approval_policy.ts";
 import { approveObject, CONDITIONS, KCA_REASONS } from "../../lib/kubelet/csr_approval.ts";
-import { compileGoRegexp } from "../../lib/go/regexp.ts";
 import { InputError } from "../../lib/base/errors.ts";
 import type { KubeObject } from "../../lib/k8s/manifest.ts";
 
@@ -554,22 +553,4 @@ Deno.test("parseHostsFile() reads hosts(5) as Go's resolver: comments, aliases, 
     parseHostsFile("# c\n10.0.0.1 Node-1.Example. n1 # x\nbogus name\n::1 v6\n010.1.1.1 z\n"),
     { "node-1.example": ["10.0.0.1"], n1: ["10.0.0.1"], v6: ["::1"] },
   );
-});
-
-Deno.test("compileGoRegexp() translates RE2 spellings and refuses what RE2 refuses", () => {
-  const ok: [string, string, boolean][] = [
-    [String.raw`^[\w-]*\.test\.ch$`, "ab-1.test.ch", true],
-    [String.raw`^[\w-]*\.test\.ch$`, "a.b.test.ch", false],
-    ["test", "xtestx", true], // unanchored, as MatchString
-    ["(?i)^NODE", "node-1", true],
-    ["(?P<n>node)-1", "node-1", true],
-    ["[[:digit:]]+$", "n12", true],
-    [String.raw`\Qa.b\E`, "axb", false],
-    ["a{", "a{", true],
-    [String.raw`\Anode\z`, "node", true],
-  ];
-  for (const [re, s, want] of ok) assert.equal(compileGoRegexp(re).test(s), want, `${re} ${s}`);
-  for (const bad of ["a(?=b)", "a(?!b)", "(?<=a)b", String.raw`(a)\1`, "a**+", "[a"]) {
-    assert.throws(() => compileGoRegexp(bad), /error parsing regexp/, bad);
-  }
 });
