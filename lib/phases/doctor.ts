@@ -218,6 +218,19 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   let objects = 0;
   let validated = 0;
 
+  /** A token reference; the same token in the same field twice (`--token`: discovery and TLS) is one. */
+  const addRef = (ref: TokenRef) => {
+    const same = tokenRefs.find((r) =>
+      r.file === ref.file && r.object === ref.object && r.field === ref.field &&
+      r.token === ref.token
+    );
+    if (!same) tokenRefs.push(ref);
+    else {
+      for (const n of ref.needs) if (!same.needs.includes(n)) same.needs.push(n);
+      same.needs.sort(); // authentication first: its reasons are the authenticator's
+    }
+  };
+
   /** Each certificate of a file (named by its subject) or of a field (`field[i]` in a bundle). */
   const addCerts = (file: string, field: string | undefined, list: Cert[]) => {
     list.forEach((cert, i) => {
@@ -271,7 +284,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       const user = isObject(u) && isObject(u.user) ? u.user : {};
       const token = str(user.token);
       if (token !== "" && tokenFromString(token)) {
-        tokenRefs.push({
+        addRef({
           file,
           object: what,
           field: `users[${i}].user.token`,
@@ -302,7 +315,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     const bt = isObject(discovery.bootstrapToken) ? discovery.bootstrapToken : undefined;
     const discoveryToken = bt ? str(bt.token) : "";
     if (bt && discoveryToken !== "") {
-      tokenRefs.push({
+      addRef({
         file,
         object,
         field: "discovery.bootstrapToken.token",
@@ -321,12 +334,12 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     // kubeadm's defaulting: tlsBootstrapToken falls back to the discovery token.
     const tls = str(discovery.tlsBootstrapToken) || discoveryToken;
     if (tls !== "") {
-      tokenRefs.push({
+      addRef({
         file,
         object,
         field: discovery.tlsBootstrapToken
           ? "discovery.tlsBootstrapToken"
-          : "discovery.bootstrapToken.token (as tlsBootstrapToken)",
+          : "discovery.bootstrapToken.token",
         token: tls,
         needs: ["authentication"],
       });
@@ -346,7 +359,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       const groups = Array.isArray(bt.groups)
         ? bt.groups.map(String)
         : [NODE_BOOTSTRAP_TOKEN_GROUP];
-      tokenRefs.push({
+      addRef({
         file,
         object,
         field: `bootstrapTokens[${i}].token`,
@@ -366,7 +379,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       (get("discovery-file").length ? undefined : token);
     const tls = get("tls-bootstrap-token").pop() ?? token;
     if (discovery !== undefined) {
-      tokenRefs.push({
+      addRef({
         file,
         object,
         field: get("discovery-token").length ? "--discovery-token" : "--token",
@@ -382,7 +395,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       });
     }
     if (tls !== undefined) {
-      tokenRefs.push({
+      addRef({
         file,
         object,
         field: get("tls-bootstrap-token").length ? "--tls-bootstrap-token" : "--token",
@@ -624,6 +637,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
             check: "token",
             message: `token ${parsed.id}: ${r.reason} (${secret.file})`,
           });
+          break; // one finding per reference
         }
         continue;
       }

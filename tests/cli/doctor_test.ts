@@ -33,7 +33,7 @@ Deno.test("CLI doctor passes a directory written by init --out-dir", async () =>
   // Every file init writes is read, its objects all validated, its tokens all referenced.
   assert.match(
     r.stdout,
-    /^doctor: (\d+) files, (\d+) objects \((\d+) validated against the schema\), 2 token Secrets, ([3-9]) token references, 2 certificates: 0 findings, 0 files skipped\n$/,
+    /^doctor: (\d+) files, (\d+) objects \((\d+) validated against the schema\), 2 token Secrets, (\d+) token references, 2 certificates: 0 findings, 0 files skipped\n$/,
   );
   assert.equal(
     Number(/^doctor: (\d+) files/.exec(r.stdout)![1]),
