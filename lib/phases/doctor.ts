@@ -842,7 +842,7 @@ function checkRbac(
     { role: RBAC_NAMES.nodeBootstrapper, why: "post CSRs", binding: RBAC_NAMES.kubeletBootstrap },
     {
       role: RBAC_NAMES.nodeClient,
-      why: "have their client CSRs auto-approved",
+      why: "have its client CSRs auto-approved",
       binding: RBAC_NAMES.autoApproveBootstrap,
     },
   ].map((n) => ({ ...n, ...boundTo(n.role) }));
