@@ -430,7 +430,15 @@ function yamlMap(map: Record<string, unknown>, indent: string): string | null {
     const v = map[key];
     if (v === undefined) return null;
     const leaf = yamlLeaf(v);
-    if (leaf === null) return null;
+    if (leaf === null) {
+      if (typeof v !== "string") return null;
+      // A multi-line string (a block literal): the library's rendering of this one
+      // pair, its lines moved to this indent (block content is relative to its key).
+      const pair = toYamlByLibrary({ [key]: v });
+      if (!pair.startsWith(key + ":")) return null;
+      out += indent === "" ? pair : pair.replace(/^(?=.)/gm, indent);
+      continue;
+    }
     if (leaf !== undefined) {
       out += indent + key + ": " + leaf + "\n";
       continue;
