@@ -26,6 +26,14 @@ const FLAGS = flagSet("ca rotation-check", [
   ["output", "text (default: a table), json or yaml"],
 ]);
 
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Regular files under `dir`, recursively, sorted, dot-files skipped. */
 function walk(dir: string): string[] {
   const out: string[] = [];
@@ -37,7 +45,8 @@ function walk(dir: string): string[] {
     if (e.name.startsWith(".")) continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...walk(p));
-    else if (e.isFile()) out.push(p);
+    // A symlink to a file counts (the kubelet's kubelet-client-current.pem).
+    else if (e.isFile() || (e.isSymbolicLink() && isFile(p))) out.push(p);
   }
   return out;
 }
@@ -49,7 +58,7 @@ export const command: Command = {
 during the "Manual Rotation of CA Certificates" procedure.
 
 Each FILE (or every regular file under each DIR, recursively, dot-files
-skipped) is read and each CA-related part classified against --ca:
+skipped, symlinks to files followed) is read and each CA-related part classified against --ca:
   kubeconfigs (admin.conf, kubelet.conf, bootstrap-kubelet.conf, discovery
   files): each cluster's certificate-authority-data, and each user's
   client-certificate-data;

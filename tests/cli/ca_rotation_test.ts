@@ -321,6 +321,7 @@ Deno.test("CLI ca rotation-check text table, summary line; unreadable and foreig
     fs.writeFileSync(q("arts", ".hidden.crt"), fs.readFileSync(q("old", "ca.crt")));
     fs.copyFileSync(q("old", "ca.crt"), q("arts", "ca.crt"));
     fs.copyFileSync(q("old", "ca.key"), q("arts", "ca.key"));
+    fs.symlinkSync("ca.crt", q("arts", "link.crt")); // followed, as kubelet-client-current.pem
     fs.writeFileSync(
       q("arts", "join.sh"),
       "kubeadm join 10.0.0.1:6443 --token x --discovery-token-unsafe-skip-ca-verification\n",
@@ -329,19 +330,20 @@ Deno.test("CLI ca rotation-check text table, summary line; unreadable and foreig
     assert.equal(r.code, 3, r.stderr);
     const lines = r.stdout.trimEnd().split("\n");
     assert.match(lines[0]!, /^ARTEFACT {3,}KIND {3,}STATUS {3,}DETAIL$/);
-    assert.equal(lines.length, 3, r.stdout);
+    assert.equal(lines.length, 4, r.stdout);
     assert.match(
       lines[1]!,
       /arts\/ca\.crt +CA bundle +old-only +1 CA certificate, 0 of them the new CA$/,
     );
     assert.match(lines[2]!, /arts\/join\.sh +join command pins +unpinned +no CA pins$/);
+    assert.match(lines[3]!, /arts\/link\.crt +CA bundle +old-only /);
     const err = r.stderr.trimEnd().split("\n");
     assert.equal(err.length, 3, r.stderr);
     assert.match(err[0]!, /^skipped: .*broken\.crt: /);
     assert.match(err[1]!, /^skipped: .*notes\.txt: /);
     assert.equal(
       err[2],
-      "error: 1 artefact(s) still trust, pin or were issued by the old CA only (2 artefact(s) checked in 3 file(s), 2 skipped)",
+      "error: 2 artefact(s) still trust, pin or were issued by the old CA only (3 artefact(s) checked in 4 file(s), 2 skipped)",
     );
     assert.doesNotMatch(r.stdout + r.stderr, /PRIVATE KEY/);
 
