@@ -16,6 +16,7 @@
  */
 
 import { isIP } from "node:net";
+import { constantTimeEqual } from "../base/constant_time.ts";
 import { InputError } from "../base/errors.ts";
 import { formatDuration, parseDuration } from "../go/duration.ts";
 import { goSplitHostPort } from "../go/net.ts";
@@ -160,7 +161,10 @@ export function joinConfigFromOptions(opts: JoinConfigOptions): JoinConfig {
     if (opts.unsafeSkipCAVerification) bt.unsafeSkipCAVerification = true;
   }
   if (opts.discoveryFile !== undefined) cfg.discovery.file = { kubeConfigPath: opts.discoveryFile };
-  if (opts.tlsBootstrapToken !== undefined && opts.tlsBootstrapToken !== opts.token) {
+  if (
+    opts.tlsBootstrapToken !== undefined &&
+    !constantTimeEqual(opts.tlsBootstrapToken, opts.token ?? "")
+  ) {
     cfg.discovery.tlsBootstrapToken = opts.tlsBootstrapToken;
   }
   if (opts.controlPlane) {

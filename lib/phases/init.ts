@@ -12,6 +12,7 @@
  */
 
 import { CheckError } from "../base/errors.ts";
+import { constantTimeEqual } from "../base/constant_time.ts";
 import {
   type KubeObject,
   type ManifestFormat,
@@ -244,7 +245,9 @@ function checkJoinConfig(
     const errs = validateJoinConfig(config);
     if (errs.length) problems.push(`join-config.yaml: kubeadm would refuse it: ${errs.join(", ")}`);
     const bt = config.discovery.bootstrapToken;
-    if (bt?.token !== token) problems.push("join-config.yaml holds another token");
+    if (!constantTimeEqual(bt?.token ?? "", token)) {
+      problems.push("join-config.yaml holds another token");
+    }
     if (bt?.apiServerEndpoint !== hostPort) {
       problems.push(`join-config.yaml points at ${bt?.apiServerEndpoint ?? "no endpoint"}`);
     }
