@@ -12,10 +12,10 @@ import {
 } from "../lib/discovery/bootstrap_signer.ts";
 import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import { UsageError } from "../lib/base/errors.ts";
-import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { parseManifestChunk, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
-import { readInput, readInputs } from "./_io.ts";
+import { readInput, readManifestChunks } from "./_io.ts";
 
 const FLAGS = flagSet("cluster-info sign", [
   ["secrets", "bootstrap-token Secret manifests (files, dirs or -), repeatable (required)"],
@@ -58,9 +58,12 @@ Examples:
     if (secretFiles.length === 0) throw new UsageError("missing required flag --secrets");
     const input = readInput(ctx.args[0]!);
     const info = findClusterInfo(parseManifests(input.text, input.name), input.name);
-    const secrets = readInputs(secretFiles).flatMap((i) =>
-      secretsIn(parseManifests(i.text, i.name), i.name)
-    );
+    // The Secrets are read document by document: memory holds the Secrets, not the input.
+    const secrets = [];
+    const counts = { documents: 0, objects: 0 };
+    for (const chunk of readManifestChunks(secretFiles)) {
+      for (const s of secretsIn(parseManifestChunk(chunk, counts), chunk.source)) secrets.push(s);
+    }
     const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;

@@ -7,11 +7,11 @@
 
 import { authenticateBootstrapToken } from "../lib/tokens/authenticator.ts";
 import { CheckError, UsageError } from "../lib/base/errors.ts";
-import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
+import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
-import { readInput, readInputs } from "./_io.ts";
+import { readInput, readManifestChunks } from "./_io.ts";
 
 const FLAGS = flagSet("token check", [
   [
@@ -66,9 +66,11 @@ Examples:
       token = (readInput("-").text.split(/\r?\n/)[0] ?? "").trim();
     }
     const secrets: DecodedSecret[] = [];
-    for (const input of readInputs(paths)) {
-      for (const obj of parseManifests(input.text, input.name)) {
-        if (isSecretObject(obj)) secrets.push(decodeSecret(obj, input.name));
+    // Read document by document: memory holds the Secrets, not the input.
+    const counts = { documents: 0, objects: 0 };
+    for (const chunk of readManifestChunks(paths)) {
+      for (const obj of parseManifestChunk(chunk, counts)) {
+        if (isSecretObject(obj)) secrets.push(decodeSecret(obj, chunk.source));
       }
     }
     const result = authenticateBootstrapToken(token, secrets, ctx.now);
