@@ -142,23 +142,26 @@ Examples:
       ? undefined
       : flagChoice(ctx.flags, "api-version", KUBEADM_VERSIONS, "v1beta4");
     let obj: Record<string, unknown>;
+    // Warnings wait for success: a refusal stays one line.
+    const notes: string[] = [];
     if (ctx.args.length === 1) {
       const mixed = RENDER_FLAGS.filter((n) => ctx.flags[n] !== undefined);
       if (mixed.length > 0) {
         throw new UsageError(`FILE cannot be combined with --${mixed[0]}: it describes the config`);
       }
-      obj = revalidate(ctx.args[0]!, versionFlag, ctx.stderr);
+      obj = revalidate(ctx.args[0]!, versionFlag, (l) => notes.push(l));
     } else {
       obj = await renderFromFlags(ctx.flags, versionFlag ?? "v1beta4");
     }
     const text = format === "json" ? toJson(obj) : toYaml(obj);
     if (out === undefined) {
       ctx.stdout(text);
-      return;
+    } else {
+      ensureParentDir(out);
+      writeFileAtomic({ path: out, data: text, mode: 0o600 }, force);
     }
-    ensureParentDir(out);
-    writeFileAtomic({ path: out, data: text, mode: 0o600 }, force);
-    ctx.stderr(`wrote ${out} (0600)`);
+    for (const n of notes) ctx.stderr(n);
+    if (out !== undefined) ctx.stderr(`wrote ${out} (0600)`);
   },
 };
 

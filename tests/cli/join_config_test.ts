@@ -130,7 +130,7 @@ Deno.test("CLI join-config FILE re-judges, converts, and refuses with kubeadm's 
     const bad = path.join(dir, "bad.yaml");
     fs.writeFileSync(
       bad,
-      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    token: abcdef.0123456789ABCDEF\n    apiServerEndpoint: 10.0.0.1\n`,
+      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ncolour: red\ndiscovery:\n  bootstrapToken:\n    token: abcdef.0123456789ABCDEF\n    apiServerEndpoint: 10.0.0.1\n`,
     );
     const r = await runCli(["join-config", bad]);
     assert.equal(r.code, 3);
