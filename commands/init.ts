@@ -85,14 +85,23 @@ Produces, for 'kubectl apply -f', in kubeadm's creation order:
   - the kube-public/cluster-info ConfigMap, signed for every token as the
     bootstrapsigner controller would, and its anonymous-read Role/RoleBinding.
 And, for the joining node (first token): bootstrap-kubelet.conf (as
-'kubeconfig bootstrap') and the join command (as 'join-command').
+'kubeconfig bootstrap'), the join command (as 'join-command') and a worker
+JoinConfiguration for 'kubeadm join --config' (as 'join-config').
 Before writing anything it verifies its own output as 'cluster-info verify'
 would (each token's signature, the CA pins, the kubeconfig and join command
-derived from cluster-info) and fails with exit 3 if anything disagrees.
+derived from cluster-info; join-config.yaml read back with kubeadm's rules)
+and fails with exit 3 if anything disagrees.
+
+With --config FILE (a kubeadm InitConfiguration, v1beta4 or v1beta3, with an
+optional ClusterConfiguration) the tokens come from its bootstrapTokens
+(kubeadm's defaults and validation; a token it leaves out is generated) and
+the server from controlPlaneEndpoint (bindPort added when it has no port),
+else from localAPIEndpoint, else from --server. As in kubeadm, --config
+cannot be mixed with --token, --ttl or --description.
 
 Where the join material goes (init never leaves you unable to join):
-  --out-dir DIR      the manifests, bootstrap-kubelet.conf and the join command
-                     are written there; nothing on stdout.
+  --out-dir DIR      the manifests, bootstrap-kubelet.conf, the join command
+                     and join-config.yaml are written there; nothing on stdout.
   otherwise          the manifests go to stdout (for 'kubectl apply -f -'), and
                      the token must reach you another way: either you gave it
                      (--token), or --join-file FILE receives the join command
