@@ -238,11 +238,11 @@ function readNodeList(file: string): string[] {
     if (line === "") continue;
     const why = nodeNameProblem(line);
     if (why !== undefined) {
-      throw new InputError(
-        `${input.name}:${i + 1}: ${JSON.stringify(line)} cannot be a Node name: ${why}`,
-      );
+      // The line itself is not echoed: a key or secret given as NODES must not reach stderr.
+      throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
     }
     names.push(line);
   }
+  if (names.length === 0) throw new InputError(`${input.name}: no node names`);
   return names;
 }

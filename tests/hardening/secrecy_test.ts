@@ -99,6 +99,21 @@ const ucSecret = put(
   (await runCli(["upload-certs", "--pki-dir", ucPki, "--certificate-key", CERT_KEY, ...NOW]))
     .stdout,
 );
+// JoinConfigurations carrying the token (and a certificate key), for node-payload.
+const joinYaml = (extra = "", pins = true) =>
+  `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: 10.0.0.1:6443\n    token: ${FIXTURE_TOKEN}\n${
+    pins ? `    caCertHashes:\n    - ${F.pin}\n` : ""
+  }nodeRegistration:\n  criSocket: unix:///run/containerd/containerd.sock\n${extra}`;
+const npJoin = put("np-join.yaml", joinYaml());
+const npNoPins = put("np-no-pins.yaml", joinYaml("", false));
+const npControlPlane = put(
+  "np-cp.yaml",
+  joinYaml(`controlPlane:\n  localAPIEndpoint: {}\n  certificateKey: ${CERT_KEY}\n`),
+);
+const npBadKey = put(
+  "np-cp-bad.yaml",
+  joinYaml(`controlPlane:\n  localAPIEndpoint: {}\n  certificateKey: ${CERT_KEY.slice(1)}\n`),
+);
 const ucPkiShort = p("pki-short");
 fs.cpSync(ucPki, ucPkiShort, { recursive: true });
 fs.rmSync(path.join(ucPkiShort, "sa.key"));
@@ -445,6 +460,16 @@ const RUNS: Run[] = [
   { args: ["download-certs", ucSecret, "--certificate-key", "0".repeat(64)] },
   { args: ["download-certs", ucSecret, "--certificate-key", CERT_KEY.slice(1)] },
   { args: ["download-certs", F.caKey, "--certificate-key", CERT_KEY] },
+  { args: ["node-payload", "--config", npJoin, "--node", "w-1"], tokenOut: true },
+  {
+    args: ["node-payload", "--config", npJoin, "--node", "w-1", "--format", "ignition"],
+    tokenOut: true,
+  },
+  { args: ["node-payload", "--config", npJoin, "--node", "Bad_Name"] },
+  { args: ["node-payload", "--config", npJoin, F.caKey] },
+  { args: ["node-payload", "--config", npNoPins, "--node", "w-1"] },
+  { args: ["node-payload", "--config", npBadKey, "--node", "cp-2"] },
+  { args: ["node-payload", "--config", npControlPlane, "--node", "a", "--node", "b"] },
   {
     args: [
       "discovery-file",
