@@ -501,3 +501,65 @@ Deno.test("decodeJoinConfiguration() refuses other kinds, old and unknown versio
     `strict decoding error: unknown field "nodeRegistration.colour"`,
   ]);
 });
+
+Deno.test("decodeJoinConfiguration() takes any mistyped field as bad input or a finding, never a crash", () => {
+  const values: unknown[] = [
+    null,
+    1,
+    1.5,
+    true,
+    "x",
+    "",
+    [],
+    [1],
+    ["a"],
+    {},
+    { a: 1 },
+    [{}],
+    70000,
+  ];
+  const paths = [
+    "nodeRegistration",
+    "nodeRegistration.name",
+    "nodeRegistration.taints",
+    "nodeRegistration.kubeletExtraArgs",
+    "discovery",
+    "discovery.bootstrapToken",
+    "discovery.bootstrapToken.caCertHashes",
+    "discovery.file",
+    "discovery.timeout",
+    "controlPlane",
+    "controlPlane.localAPIEndpoint.bindPort",
+    "timeouts",
+    "timeouts.discovery",
+    "patches",
+    "skipPhases",
+    "dryRun",
+  ];
+  let refused = 0;
+  for (const version of ["v1beta3", "v1beta4"]) {
+    for (const p of paths) {
+      for (const v of values) {
+        const doc: Record<string, unknown> = {
+          apiVersion: `kubeadm.k8s.io/${version}`,
+          kind: "JoinConfiguration",
+        };
+        const keys = p.split(".");
+        let cur = doc;
+        for (const k of keys.slice(0, -1)) cur = (cur[k] = {}) as Record<string, unknown>;
+        cur[keys[keys.length - 1]!] = v;
+        try {
+          validateJoinConfig(decodeJoinConfiguration(doc, "f").config);
+        } catch (e) {
+          assert.equal(
+            (e as Error).name,
+            "InputError",
+            `${version} ${p}=${JSON.stringify(v)}: ${e}`,
+          );
+          refused++;
+        }
+      }
+    }
+  }
+  assert.ok(refused > 100, `only ${refused} refused`);
+});
