@@ -8,8 +8,8 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { type Cert, parseCertificateFrom, summarize } from "../lib/pki/cert_info.ts";
-import { extractCertificates } from "../lib/pki/certsource.ts";
+import { type Cert, summarize } from "../lib/pki/cert_info.ts";
+import { extractCerts } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
@@ -62,21 +62,22 @@ Examples:
       const isDir = arg !== "-" && isDirectory(arg);
       table ||= isDir;
       for (const input of readInputs([arg])) {
-        let ders: Uint8Array[];
+        // Parsed once, by the extraction itself.
+        let certs: Cert[];
         try {
-          ders = await extractCertificates(input, { includeClient: true });
+          certs = await extractCerts(input, { includeClient: true });
         } catch (e) {
           if (isDir && e instanceof InputError) continue; // keys and other files
           throw e;
         }
         const rel = isDir ? path.relative(arg, input.name) : input.name;
-        ders.forEach((der, i) => {
-          const where = ders.length > 1 ? `${input.name}[${i}]` : input.name;
+        certs.forEach((cert, i) => {
+          const where = certs.length > 1 ? `${input.name}[${i}]` : input.name;
           entries.push({
             file: input.name,
-            label: isDir ? labelFor(rel, ders.length, i) : where,
+            label: isDir ? labelFor(rel, certs.length, i) : where,
             index: i,
-            cert: parseCertificateFrom(der, where),
+            cert,
           });
         });
       }

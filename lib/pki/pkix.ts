@@ -437,8 +437,15 @@ export function hex(b: Uint8Array): string {
 
 /** Hex with `:` between bytes, upper case, like openssl prints serials and key ids. */
 export function colonHex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0").toUpperCase()).join(":");
+  let out = "";
+  for (let i = 0; i < b.length; i++) out += (i ? ":" : "") + HEX_BYTES[b[i]!];
+  return out;
 }
+
+const HEX_BYTES = Array.from(
+  { length: 256 },
+  (_, x) => x.toString(16).padStart(2, "0").toUpperCase(),
+);
 
 /** A parsed NameConstraints extension (Go's Permitted… and Excluded… fields). */
 export interface NameConstraints {
