@@ -24,6 +24,7 @@ import {
 } from "../../lib/phases/upload_certs.ts";
 import { renderObjects } from "../../lib/k8s/manifest.ts";
 import { repoPath } from "../_cli.ts";
+import { GO, goOpen, noteGoAbsent } from "../_go_gcm.ts";
 
 const PKI = repoPath("tests/fixtures/upload_certs/pki");
 const KEY = new Uint8Array(Buffer.from(
@@ -279,4 +280,24 @@ Deno.test("secretBytes() reads data as raw bytes, null as empty, and refuses bad
     () => findKubeadmCertsSecret("kind: ConfigMap\n", "y.yaml"),
     /y\.yaml: no Secret kube-system\/kubeadm-certs/,
   );
+});
+
+noteGoAbsent("upload_certs_test");
+
+Deno.test({
+  name: `uploadCerts() Secret decrypts with Go's crypto/cipher to the pki/ files (live${
+    GO ? "" : "; skipped: go not found"
+  })`,
+  ignore: !GO,
+  fn: () => {
+    const files = readPki();
+    const data = uploaded(files);
+    const keyHex = Buffer.from(KEY).toString("hex");
+    for (const f of certsToTransfer()) {
+      const plain = goOpen(keyHex, data.get(f.secretKey)!);
+      assert.equal(plain, Buffer.from(files.get(f.name)!).toString("hex"), f.name);
+    }
+    // And Go refuses it under another key, as kubeadm join would.
+    assert.throws(() => goOpen("00".repeat(32), data.get("ca.key")!));
+  },
 });

@@ -7,9 +7,6 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import {
@@ -23,7 +20,7 @@ import {
   validateCertificateKey,
 } from "../../lib/pki/aes_gcm.ts";
 import { CheckError, UsageError } from "../../lib/base/errors.ts";
-import { repoPath } from "../_cli.ts";
+import { GO, goTool, noteGoAbsent } from "../_go_gcm.ts";
 
 const hex = (s: string) => new Uint8Array(Buffer.from(s, "hex"));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -228,32 +225,7 @@ Deno.test("createCertificateKey() is 32 bytes from the random source as lower-ca
 // ---------------------------------------------------------------------------
 // Live cross-checks against independent implementations, when installed.
 
-function findGo(): string | undefined {
-  for (const c of ["go", "/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"]) {
-    if (spawnSync(c, ["version"], { stdio: "ignore" }).status === 0) return c;
-  }
-  return undefined;
-}
-const GO = findGo();
-if (!GO) {
-  process.stderr.write(
-    "aes_gcm_test: go not found: the live Go crypto/cipher cross-checks are skipped\n",
-  );
-}
-
-/** Builds tests/fixtures/upload_certs/gcm (Go's crypto/cipher, as kubeadm uses it) once. */
-function goTool(): string {
-  const out = path.join(os.tmpdir(), `joinkit-gcm-${Deno.pid}`);
-  if (!fs.existsSync(out)) {
-    execFileSync(GO!, ["build", "-o", out, "."], {
-      cwd: repoPath("tests/fixtures/upload_certs/gcm"),
-      env: { ...Deno.env.toObject(), GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    globalThis.addEventListener("unload", () => fs.rmSync(out, { force: true }));
-  }
-  return out;
-}
+noteGoAbsent("aes_gcm_test");
 
 /** Deterministic pseudo-random bytes (a seeded xorshift), so failures reproduce. */
 function seeded(seed: number): (n: number) => Uint8Array {
