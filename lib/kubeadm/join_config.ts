@@ -606,6 +606,32 @@ function goIsIP(s: string): boolean {
   return !s.includes("%") && isIP(s) !== 0;
 }
 
+/**
+ * `ValidateIgnorePreflightErrors(cli, config)`: the names lower-cased and
+ * deduplicated (sorted), and kubeadm's error when `all` comes with others.
+ *
+ * @example
+ * ```ts
+ * validateIgnorePreflightErrors([], ["a", "b", "a"]).names; // ["a", "b"]
+ * ```
+ */
+export function validateIgnorePreflightErrors(
+  fromCli: readonly string[],
+  fromConfig: readonly string[],
+): { names: string[]; errors: string[] } {
+  const names = [...new Set([...fromConfig, ...fromCli].map((n) => n.toLowerCase()))].sort();
+  const errors = names.includes("all") && names.length > 1
+    ? [
+      fieldInvalid(
+        "ignore-preflight-errors",
+        names.join(","),
+        "don't specify individual checks if 'all' is used",
+      ),
+    ]
+    : [];
+  return { names, errors };
+}
+
 /** `ValidateAPIEndpoint`: `ParseIPSloppy` (leading zeros allowed in IPv4) and the port range. */
 export function validateAPIEndpoint(
   ep: { advertiseAddress?: string; bindPort?: number },
@@ -756,7 +782,9 @@ export function validateJoinConfig(cfg: JoinConfig, opts: JoinValidationOptions 
       fieldInvalid("caCertPath", caCertPath, "the ca certificate path must be an absolute path"),
     );
   }
-  return errs;
+  if (errs.length) return errs;
+  // Then kubeadm join checks the preflight list (newJoinData): the config's, no flags here.
+  return validateIgnorePreflightErrors([], n.ignorePreflightErrors ?? []).errors;
 }
 
 /**

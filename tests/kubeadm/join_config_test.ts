@@ -14,6 +14,7 @@ import {
   validateDiscoveryKubeConfigPath,
   validateDiscoveryTokenAPIServer,
   validateExtraArgs,
+  validateIgnorePreflightErrors,
   validateJoinConfig,
   validateJoinConfiguration,
   validateSocketPath,
@@ -562,4 +563,24 @@ Deno.test("decodeJoinConfiguration() takes any mistyped field as bad input or a 
     }
   }
   assert.ok(refused > 100, `only ${refused} refused`);
+});
+
+Deno.test("validateIgnorePreflightErrors() on TestValidateIgnorePreflightErrors", () => {
+  assert.deepEqual(validateIgnorePreflightErrors(["c", "b"], ["a", "b", "a"]), {
+    names: ["a", "b", "c"],
+    errors: [],
+  });
+  assert.deepEqual(validateIgnorePreflightErrors(["SWAP"], []).names, ["swap"]);
+  for (const [cli, cfg] of [[["all"], ["a"]], [["a"], ["all"]], [["all", "b"], []]]) {
+    assert.deepEqual(validateIgnorePreflightErrors(cli!, cfg!).errors.length, 1, `${cli} ${cfg}`);
+  }
+  assert.deepEqual(validateIgnorePreflightErrors([], ["all", "Swap"]).errors, [
+    `ignore-preflight-errors: Invalid value: "all,swap": don't specify individual checks if 'all' is used`,
+  ]);
+  // In a config file: judged once the config itself is valid.
+  const c = worker();
+  c.nodeRegistration.ignorePreflightErrors = ["all", "swap"];
+  assert.equal(validateJoinConfig(c).length, 1);
+  c.nodeRegistration.name = "bad_name";
+  assert.match(validateJoinConfig(c)[0]!, /^nodeRegistration\.name/);
 });
