@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+import { Buffer } from "node:buffer";
 import { runCli, tempDir } from "../_cli.ts";
 import { repoPath } from "../_cli.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
@@ -393,4 +396,68 @@ Deno.test("CLI certs certificate-key prints 64 lower-case hex characters, fresh 
   assert.equal(a.stderr, "");
   const bad = await runCli(["certs", "certificate-key", "extra"]);
   assert.equal(bad.code, 2);
+});
+
+const HAVE_KUBECTL =
+  spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+
+Deno.test({
+  name:
+    `CLI upload-certs kubeadm-certs Secret is byte-identical to kubectl create secret generic of the same blobs${
+      HAVE_KUBECTL ? "" : " (skipped: kubectl not found)"
+    }`,
+  ignore: !HAVE_KUBECTL,
+  fn: async () => {
+    const r = await runCli([...BASE, "--certificate-key", KEY]);
+    assert.equal(r.code, 0, r.stderr);
+    const docs = r.stdout.split(/^---\n/m);
+    const ours = docs.find((d) => d.includes("name: kubeadm-certs\n"))!;
+    const data = (parseManifests(ours, "ours")[0]!.data) as Record<string, string>;
+    const dir = fresh();
+    fs.mkdirSync(dir);
+    const args = ["create", "secret", "generic", "kubeadm-certs", "-n", "kube-system"];
+    for (const [k, v] of Object.entries(data)) {
+      fs.writeFileSync(path.join(dir, k), Buffer.from(v, "base64"));
+      args.push(`--from-file=${k}=${path.join(dir, k)}`);
+    }
+    const k = spawnSync("kubectl", [...args, "--dry-run=client", "-o", "yaml"], {
+      env: { ...process.env, KUBECONFIG: "/dev/null" },
+    });
+    assert.equal(k.status, 0, k.stderr?.toString());
+    assert.equal(ours, k.stdout.toString().replace("  creationTimestamp: null\n", ""));
+  },
+});
+
+Deno.test("CLI control-plane join end to end: upload-certs, join-config, node-payload, download-certs with the payload's key", async () => {
+  const key = (await runCli(["certs", "certificate-key"])).stdout.trim();
+  const certs = fresh() + ".yaml";
+  const up = await runCli([...BASE, "--certificate-key", key, "--out", certs]);
+  assert.equal(up.code, 0, up.stderr);
+  const join = fresh() + ".yaml";
+  const jc = await runCli([
+    "join-config",
+    "--server",
+    "10.0.0.1:6443",
+    "--token",
+    "abcdef.0123456789abcdef",
+    "--ca",
+    path.join(PKI, "ca.crt"),
+    "--control-plane",
+    "--certificate-key",
+    key,
+    "--apiserver-advertise-address",
+    "10.0.0.12",
+    "--out",
+    join,
+  ]);
+  assert.equal(jc.code, 0, jc.stderr);
+  const np = await runCli(["node-payload", "--config", join, "--node", "cp-2"]);
+  assert.equal(np.code, 0, np.stderr);
+  // The key the node will use is the one in its payload.
+  const m = /^ {8}certificateKey: ([0-9a-f]{64})$/m.exec(np.stdout);
+  assert.ok(m, np.stdout);
+  assert.equal(m[1], key);
+  const dl = await runCli(["download-certs", certs, "--certificate-key", m[1]!, "--pki-dir", PKI]);
+  assert.equal(dl.code, 0, dl.stderr);
+  assert.equal((dl.stdout.match(/ matches\n/g) ?? []).length, 8);
 });
