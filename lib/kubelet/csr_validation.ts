@@ -104,9 +104,10 @@ export function validateSignerName(name: string, field = "spec.signerName"): str
 export function validateUsages(usages: readonly string[], field = "spec.usages"): string[] {
   const el: string[] = [];
   if (usages.length === 0) el.push(required(field));
-  const sorted = [...ALLOWED_USAGES].sort().map(q).join(", ");
   usages.forEach((u, i) => {
     if (!ALLOWED_USAGES.includes(u)) {
+      // The list of supported values is built only when a message needs it.
+      const sorted = [...ALLOWED_USAGES].sort().map(q).join(", ");
       el.push(`${field}[${i}]: Unsupported value: ${q(u)}: supported values: ${sorted}`);
     }
   });

@@ -30,7 +30,7 @@ import { cryptoRandom, type RandomBytes } from "../base/random.ts";
 import { AsnConvert } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { EXT, extension, sanExtension, sansEmpty } from "../pki/pkix.ts";
-import { goName } from "../pki/pkix_name.ts";
+import { goNameDer } from "../pki/pkix_name.ts";
 import { signingAlgorithm } from "../pki/keys.ts";
 import { ekuOid, keyUsagesFromStrings } from "../pki/usages.ts";
 import { x509 } from "../pki/x509.ts";
@@ -262,9 +262,10 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
   const serial = (req.random ?? cryptoRandom)(16);
   const extensions = [...usageExts, BASIC_CONSTRAINTS_DER];
   if (ca.der.aki) extensions.push(ca.der.aki);
-  const subject = goName(csr.subject);
+  const subject = goNameDer(csr.subject);
   if (!sansEmpty(csr.sans)) {
-    extensions.push(serialized(sanExtension(csr.sans, subject.length === 0)));
+    // An empty subject (`30 00`) makes the SAN extension critical.
+    extensions.push(serialized(sanExtension(csr.sans, subject.length === 2)));
   }
   try {
     // The TBSCertificate, assembled from DER pieces (the schema library's
@@ -276,7 +277,7 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
       ca.der.algorithmId,
       ca.der.issuer,
       derTlv(0x30, derTime(wholeSeconds(notBefore)), derTime(wholeSeconds(notAfter))),
-      serialized(subject),
+      subject,
       csr.key.spki,
       derTlv(0xa3, derTlv(0x30, ...extensions)),
     );

@@ -76,3 +76,24 @@ export function derTime(d: Date): Uint8Array {
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return derTlv(utc ? 0x17 : 0x18, bytes);
 }
+
+/**
+ * An OBJECT IDENTIFIER from its dotted form.
+ *
+ * @example
+ * ```ts
+ * derOid("2.5.4.3"); // Uint8Array [6, 3, 85, 4, 3]
+ * ```
+ */
+export function derOid(oid: string): Uint8Array {
+  const arcs = oid.split(".").map((a) => BigInt(a));
+  const bytes: number[] = [];
+  const push = (v: bigint) => {
+    const out = [Number(v & 0x7fn)];
+    for (v >>= 7n; v > 0n; v >>= 7n) out.unshift(Number(v & 0x7fn) | 0x80);
+    bytes.push(...out);
+  };
+  push(arcs[0]! * 40n + (arcs[1] ?? 0n));
+  for (const a of arcs.slice(2)) push(a);
+  return derTlv(0x06, new Uint8Array(bytes));
+}

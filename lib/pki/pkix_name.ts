@@ -10,6 +10,7 @@ import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { DerCursor, latin1, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
+import { derOid, derTlv } from "./der_encode.ts";
 
 /** Attribute-type OIDs Go's `pkix.Name` knows, with their short names. */
 export const NAME_OIDS = {
@@ -109,6 +110,37 @@ export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): asn1X509.Nam
   if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
   if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
   return asn;
+}
+
+const oidDer = new Map<string, Uint8Array>();
+const utf8 = new TextEncoder();
+
+/**
+ * The DER of {@link goName}'s name, encoded directly (the same bytes as
+ * serialising `goName(n)`, without the schema library per name).
+ */
+export function goNameDer(n: Pick<Name, Exclude<keyof Name, "rdns">>): Uint8Array {
+  const rdns: Uint8Array[] = [];
+  const add = (values: string[], type: string) => {
+    if (values.length === 0) return;
+    let oid = oidDer.get(type);
+    if (!oid) oidDer.set(type, oid = derOid(type));
+    const atvs = values.map((v) =>
+      derTlv(0x30, oid!, derTlv(isPrintable(v) ? 0x13 : 0x0c, utf8.encode(v)))
+    );
+    if (atvs.length > 1) atvs.sort((x, y) => Buffer.compare(x, y));
+    rdns.push(derTlv(0x31, ...atvs));
+  };
+  add(n.country, NAME_OIDS.country);
+  add(n.province, NAME_OIDS.province);
+  add(n.locality, NAME_OIDS.locality);
+  add(n.streetAddress, NAME_OIDS.streetAddress);
+  add(n.postalCode, NAME_OIDS.postalCode);
+  add(n.organization, NAME_OIDS.organization);
+  add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
+  if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
+  if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
+  return derTlv(0x30, ...rdns);
 }
 
 /** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */
