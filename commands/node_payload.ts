@@ -151,6 +151,13 @@ Examples:
     const files: PayloadFile[] = [];
     const file = config.discovery.file?.kubeConfigPath;
     const fileOnNode = file !== undefined && !/^https:\/\//i.test(file);
+    if (fileOnNode && !file!.startsWith("/")) {
+      throw new UsageError(
+        `${source}: discovery.file.kubeConfigPath ${
+          JSON.stringify(file)
+        } is not an absolute path: a payload cannot place it`,
+      );
+    }
     if (fileOnNode && kubeconfigPath === undefined) {
       throw new UsageError(
         `${source}: file discovery reads ${file} on the node: give --discovery-kubeconfig FILE to carry it (see 'joinkit discovery-file')`,

@@ -219,6 +219,21 @@ Deno.test("CLI node-payload refuses usage errors: several nodes without --out-di
   assert.match(a.stderr, /^error: 2 nodes: give --out-dir DIR/);
   const b = await runCli(["node-payload", "--config", WORKER, "--node", "a", "--format", "xml"]);
   assert.equal(b.code, 2);
+  const relative = put(
+    "relative.yaml",
+    fs.readFileSync(FILE_DISCOVERY, "utf8").replace("/etc/kubernetes/discovery.conf", "d.conf"),
+  );
+  const r = await runCli([
+    "node-payload",
+    "--config",
+    relative,
+    "--node",
+    "a",
+    "--discovery-kubeconfig",
+    DISCOVERY_KUBECONFIG,
+  ]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /kubeConfigPath "d\.conf" is not an absolute path/);
   const c = await runCli(["node-payload", "--config", DISCOVERY_KUBECONFIG, "--node", "a"]);
   assert.equal(c.code, 1);
   assert.match(c.stderr, /no JoinConfiguration found/);
