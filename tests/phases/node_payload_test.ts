@@ -239,3 +239,54 @@ Deno.test({
     ]);
   },
 });
+
+Deno.test("ignitionConfig() uses only Ignition spec 3.0.0 fields, with their types (coreos/ignition config/v3_0/schema)", () => {
+  const ign = ignitionConfig({
+    joinYaml: JOIN,
+    controlPlane: false,
+    files: [{
+      path: "/etc/kubernetes/discovery.conf",
+      owner: "root:root",
+      permissions: "0640",
+      content: "x",
+    }],
+  });
+  // The properties the 3.0.0 schema defines for what joinkit writes.
+  const node = ["path", "overwrite", "user", "group"];
+  const allowed: Record<string, string[]> = {
+    "": ["ignition", "storage", "systemd", "passwd"],
+    ignition: ["version", "config", "timeouts", "security"],
+    storage: ["disks", "raid", "filesystems", "files", "directories", "links"],
+    file: [...node, "mode", "contents", "append"],
+    user: ["id", "name"],
+    contents: ["compression", "source", "verification"],
+    systemd: ["units"],
+    unit: ["name", "enabled", "mask", "contents", "dropins"],
+  };
+  const keys = (o: unknown, what: string) => {
+    for (const k of Object.keys(o as object)) assert.ok(allowed[what]!.includes(k), `${what}.${k}`);
+  };
+  const c = ign as {
+    ignition: object;
+    storage: { files: Record<string, unknown>[] };
+    systemd: { units: Record<string, unknown>[] };
+  };
+  keys(c, "");
+  keys(c.ignition, "ignition");
+  keys(c.storage, "storage");
+  keys(c.systemd, "systemd");
+  for (const f of c.storage.files) {
+    keys(f, "file");
+    assert.ok(String(f.path).startsWith("/"), "absolute path");
+    assert.ok(Number.isInteger(f.mode), "integer mode");
+    keys(f.contents, "contents");
+    assert.match((f.contents as { source: string }).source, /^data:,/);
+    for (const u of ["user", "group"]) if (f[u] !== undefined) keys(f[u], "user");
+  }
+  for (const u of c.systemd.units) {
+    keys(u, "unit");
+    assert.equal(typeof u.name, "string");
+    assert.equal(typeof u.enabled, "boolean");
+    assert.equal(typeof u.contents, "string");
+  }
+});
