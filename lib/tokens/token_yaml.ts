@@ -89,12 +89,34 @@ function emitMap(map: Record<string, unknown>, indent: string, cache: ScalarCach
  * ```
  */
 export function renderYamlStream(objects: readonly unknown[]): string {
+  let out = "";
+  writeYamlStream(objects, (text) => out += text);
+  return out;
+}
+
+/**
+ * {@link renderYamlStream} handed to `write` in pieces of about 1 MiB, so a
+ * stream of any length is never one string in memory.
+ *
+ * @example
+ * ```ts
+ * import { writeYamlStream } from "./token_yaml.ts";
+ * let out = "";
+ * writeYamlStream([{ kind: "Secret" }, { kind: "Secret" }], (t) => out += t);
+ * out; // "kind: Secret\n---\nkind: Secret\n"
+ * ```
+ */
+export function writeYamlStream(objects: readonly unknown[], write: (text: string) => void): void {
   const cache = new ScalarCache();
   let out = "";
   for (let i = 0; i < objects.length; i++) {
     const obj = objects[i];
     const text = isObject(obj) ? emitMap(obj, "", cache) : null;
     out += (i > 0 ? "---\n" : "") + (text ?? toYaml(obj));
+    if (out.length >= 1 << 20) {
+      write(out);
+      out = "";
+    }
   }
-  return out;
+  if (out !== "") write(out);
 }
