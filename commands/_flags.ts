@@ -189,6 +189,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("uid", "UID", "user ID"),
     def("usages", "LIST", "usage strings, repeatable or comma-separated", { multiple: true }),
     def("user", "NAME", "user name"),
+    def(
+      "with-discovery-file",
+      undefined,
+      "also write discovery.conf, the kubeconfig for kubeadm join --discovery-file",
+    ),
   ].map((d) => [d.name, d]),
 );
 

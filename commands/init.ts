@@ -59,6 +59,10 @@ const FLAGS = flagSet("init", [
     "config",
     "kubeadm InitConfiguration (v1beta4/v1beta3, may hold a\nClusterConfiguration): its bootstrapTokens and\ncontrolPlaneEndpoint (the --server); not with --token,\n--ttl, --description (kubeadm's rule)",
   ],
+  [
+    "with-discovery-file",
+    "with --out-dir: also write discovery.conf, the kubeconfig\nfor 'kubeadm join --discovery-file' (server and CA as\ncluster-info holds them, no credentials: the node gives\n--tls-bootstrap-token), read back with kubeadm's rules",
+  ],
   "force",
 ]);
 
@@ -154,6 +158,12 @@ Examples:
     const joinFile = flagString(ctx.flags, "join-file");
     const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const force = flagBool(ctx.flags, "force");
+    const withDiscoveryFile = flagBool(ctx.flags, "with-discovery-file");
+    if (withDiscoveryFile && outDir === undefined) {
+      throw new UsageError(
+        "--with-discovery-file needs --out-dir (discovery.conf is written there)",
+      );
+    }
     if (outDir !== undefined && joinFile !== undefined) {
       throw new UsageError("--join-file and --out-dir: --out-dir already writes the join command");
     }
@@ -180,6 +190,7 @@ Examples:
       format,
       ...(ttlMs !== undefined ? { ttlMs } : {}),
       ...(fileConfig ? { specs: fileConfig.bootstrapTokens.map(specOf) } : {}),
+      discoveryFile: withDiscoveryFile,
     });
 
     // Progress is printed only once the run has succeeded, so a failure is one error line.
@@ -192,6 +203,13 @@ Examples:
         { path: path.join(outDir, names.joinCommand), data: r.joinCommand, mode: 0o600 },
         { path: path.join(outDir, names.joinConfig), data: r.joinConfig, mode: 0o600 },
       );
+      if (r.discoveryFile !== undefined) {
+        files.push({
+          path: path.join(outDir, names.discoveryFile),
+          data: r.discoveryFile,
+          mode: 0o600,
+        });
+      }
       ensureDir(outDir, 0o700);
     } else if (joinFile !== undefined) {
       files.push({ path: joinFile, data: r.joinCommand, mode: 0o600 });

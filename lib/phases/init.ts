@@ -11,6 +11,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { CheckError } from "../base/errors.ts";
 import { constantTimeEqual } from "../base/constant_time.ts";
 import {
@@ -36,6 +37,7 @@ import {
 } from "../discovery/cluster_info.ts";
 import { verifyClusterInfo } from "../discovery/discovery.ts";
 import { joinCommand } from "../discovery/join_command.ts";
+import { checkDiscoveryFile, discoveryFileKubeconfig } from "../discovery/discovery_file.ts";
 import { toYaml } from "../k8s/manifest.ts";
 import {
   decodeJoinConfiguration,
@@ -52,12 +54,14 @@ export function initFileNames(format: ManifestFormat): {
   kubeconfig: string;
   joinCommand: string;
   joinConfig: string;
+  discoveryFile: string;
 } {
   return {
     manifests: `bootstrap-token.${format}`,
     kubeconfig: "bootstrap-kubelet.conf",
     joinCommand: "join-command.txt",
     joinConfig: "join-config.yaml",
+    discoveryFile: "discovery.conf",
   };
 }
 
@@ -82,6 +86,8 @@ export interface InitOptions {
    * TTL or expiry, usages and groups; replaces `description` and `ttlMs`.
    */
   specs?: readonly Omit<BootstrapTokenSpec, "token">[];
+  /** Also render the kubeconfig for `kubeadm join --discovery-file` (no credentials). */
+  discoveryFile?: boolean;
 }
 
 /** What one `init` run produces. */
@@ -98,6 +104,11 @@ export interface InitResult {
   pins: string[];
   /** A worker JoinConfiguration (kubeadm.k8s.io/v1beta4 YAML) for the first token (holds its secret). */
   joinConfig: string;
+  /**
+   * With `discoveryFile`: cluster-info's kubeconfig as a discovery file (server
+   * and CA, no credentials: the node passes `--tls-bootstrap-token`).
+   */
+  discoveryFile?: string;
   /** The token IDs (never the secrets), in order. */
   tokenIds: string[];
   /** kubeadm's `[bootstrap-token]` lines and the self-check's `[discovery]` line (no secrets). */
@@ -173,6 +184,10 @@ export function initBootstrapTokens(opts: InitOptions): InitResult {
     caCertHashes: pins,
   }));
 
+  const discoveryFile = opts.discoveryFile
+    ? kubeconfigYaml(discoveryFileKubeconfig({ server: server.url, caData: ca.pem }))
+    : undefined;
+
   // Self-check: read our own stream back and run kubeadm join's discovery on it.
   const problems: string[] = [];
   let verified = 0;
@@ -206,6 +221,7 @@ export function initBootstrapTokens(opts: InitOptions): InitResult {
     problems.push("join command pins differ from the CA");
   }
   problems.push(...checkJoinConfig(joinConfig, tokenString(first), server.hostPort, pins));
+  if (discoveryFile !== undefined) problems.push(...checkDiscovery(discoveryFile, server.url, ca));
   if (problems.length > 0) {
     throw new CheckError(`self-check failed: ${problems.join("; ")}`);
   }
@@ -221,9 +237,29 @@ export function initBootstrapTokens(opts: InitOptions): InitResult {
     joinCommand: join,
     pins,
     joinConfig,
+    ...(discoveryFile !== undefined ? { discoveryFile } : {}),
     tokenIds: tokens.map((t) => t.id),
     progress,
   };
+}
+
+/**
+ * discovery.conf read back as kubeadm's file discovery reads it: it loads,
+ * passes client-go's validation, and kubeadm's chosen cluster holds exactly
+ * the server and the CA certificates cluster-info holds.
+ */
+function checkDiscovery(text: string, server: string, ca: ClusterCa): string[] {
+  try {
+    const { cluster } = checkDiscoveryFile(text);
+    const problems: string[] = [];
+    if (cluster.server !== server) problems.push(`discovery.conf points at ${cluster.server}`);
+    if (Buffer.compare(Buffer.from(cluster.caData), Buffer.from(ca.pem)) !== 0) {
+      problems.push("discovery.conf holds another CA than cluster-info");
+    }
+    return problems;
+  } catch (e) {
+    return [`discovery.conf: ${(e as Error).message}`];
+  }
 }
 
 /**

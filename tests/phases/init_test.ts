@@ -368,3 +368,88 @@ Deno.test("CLI init refuses a --ca that is not a CA: one line, nothing written",
     cleanup();
   }
 });
+
+Deno.test("CLI init --with-discovery-file writes discovery.conf as discovery-file derives it from cluster-info", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "out");
+    const base = ["init", "--server", SERVER, "--ca", CA, "--token", T1, ...NOW];
+    const r = await runCli([...base, "--out-dir", out, "--with-discovery-file"]);
+    assert.equal(r.code, 0, r.stderr);
+    const conf = path.join(out, "discovery.conf");
+    assert.equal(fs.statSync(conf).mode & 0o777, 0o600);
+    assert.match(r.stderr, /Wrote .*discovery\.conf\n$/);
+    const text = fs.readFileSync(conf, "utf8");
+    // No credentials: the node passes --tls-bootstrap-token; the token never lands in it.
+    assert.ok(!text.includes(T1.split(".")[1]!));
+    // The same file, made the other way: from the signed cluster-info, pinned, by discovery-file.
+    const d = await runCli([
+      "discovery-file",
+      "--cluster-info",
+      path.join(out, "bootstrap-token.yaml"),
+      "--discovery-token-ca-cert-hash",
+      HASH,
+      ...NOW,
+    ]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.equal(text, d.stdout);
+    // Without --out-dir there is nowhere to write it: a usage error, nothing printed.
+    const u = await runCli([...base, "--with-discovery-file"]);
+    assert.equal(u.code, 2);
+    assert.equal(u.stdout, "");
+    assert.equal(
+      u.stderr,
+      "error: --with-discovery-file needs --out-dir (discovery.conf is written there)\n",
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+const KUBECTL = (() => {
+  try {
+    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "CLI init --with-discovery-file: kubectl reads discovery.conf back (server, CA bytes)",
+  ignore: !KUBECTL,
+  fn: async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const out = path.join(dir, "out");
+      const r = await runCli([
+        "init",
+        "--server",
+        SERVER,
+        "--ca",
+        CA,
+        "--token",
+        T1,
+        ...NOW,
+        "--out-dir",
+        out,
+        "--with-discovery-file",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const view = execFileSync("kubectl", [
+        "config",
+        "view",
+        "--kubeconfig",
+        path.join(out, "discovery.conf"),
+        "--raw",
+        "-o",
+        "jsonpath={.clusters[0].cluster.server} {.clusters[0].cluster.certificate-authority-data}",
+      ], { encoding: "utf8" });
+      const [server, caData] = view.split(" ");
+      assert.equal(server, SERVER);
+      assert.equal(Buffer.from(caData!, "base64").toString("utf8"), fs.readFileSync(CA, "utf8"));
+    } finally {
+      cleanup();
+    }
+  },
+});
