@@ -139,7 +139,8 @@ Examples:
         else if (!fs.existsSync(file)) {
           status = e.data.length === 0 ? "absent, as uploaded" : "absent";
         } else {
-          const same = Buffer.compare(fs.readFileSync(file), Buffer.from(e.data)) === 0;
+          const same =
+            Buffer.compare(Buffer.from(readInput(file).bytes), Buffer.from(e.data)) === 0;
           status = same ? "matches" : "differs";
         }
         if (status === "differs" || status === "absent") differ.push(`${e.file.name} ${status}`);
