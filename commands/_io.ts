@@ -179,17 +179,25 @@ export interface TextChunk {
   last: boolean;
 }
 
+/**
+ * The size of the pieces a long stream is read in: small enough that each
+ * piece's objects die young, large enough that a piece holds many documents.
+ * Inputs up to this size are read whole.
+ */
+const PIECE_BYTES = 1 << 20;
+
 // A `---` line starts a YAML document.
 const SEPARATOR = /^---(?=[ \t\r\n]|$)/gm;
 
 /**
  * Reads manifest inputs (files, `-` for stdin, directories recursively as
  * {@link readInputs} expands them) in pieces of whole YAML documents, so a
- * stream of any length is read with bounded memory: each piece is at most
- * {@link MAX_INPUT_BYTES}, cut only before a `---` line, and one document
- * larger than that is refused. An input no larger than a piece comes whole,
- * in one chunk, as {@link readInput} reads it. JSON (an input that starts
- * with `{` or `[`) is one document.
+ * stream of any length is read with bounded memory: pieces of about 1 MiB,
+ * cut only before a `---` line; one document may be up to
+ * {@link MAX_INPUT_BYTES} (then its piece is that document), a larger one
+ * is refused. An input no larger than a piece comes whole, in one chunk, as
+ * {@link readInput} reads it. JSON (an input that starts with `{` or `[`) is
+ * one document.
  */
 export function* readManifestChunks(names: readonly string[]): Generator<TextChunk> {
   let files = 0;
@@ -240,10 +248,12 @@ function* chunksOf(file: string): Generator<TextChunk> {
         if (t !== "") json = t.startsWith("{") || t.startsWith("[");
       }
       if (n === 0) break;
-      // More than a piece: hand out the whole documents that fit.
-      while (pending.length > MAX_INPUT_BYTES) {
-        const cut = json ? 0 : lastSeparatorWithin(pending, MAX_INPUT_BYTES);
-        if (cut <= 0) {
+      // More than a piece: hand out the whole documents that fit (or the one that does not).
+      while (pending.length > PIECE_BYTES) {
+        let cut = json ? 0 : lastSeparatorWithin(pending, PIECE_BYTES);
+        if (cut <= 0 && !json) cut = firstSeparatorAfter(pending, PIECE_BYTES);
+        if (cut <= 0 && pending.length <= MAX_INPUT_BYTES) break; // the document goes on
+        if (cut <= 0 || cut > MAX_INPUT_BYTES) {
           throw new InputError(
             json
               ? `${source}: JSON document larger than ${MAX_INPUT_BYTES} bytes`
@@ -260,6 +270,12 @@ function* chunksOf(file: string): Generator<TextChunk> {
   } finally {
     if (fd) fs.closeSync(fd);
   }
+}
+
+/** The offset of the first `---` line after `from` (0: none). */
+function firstSeparatorAfter(text: string, from: number): number {
+  SEPARATOR.lastIndex = from;
+  return SEPARATOR.exec(text)?.index ?? 0;
 }
 
 /** The offset of the last `---` line starting at or before `limit` (0: none but the start). */

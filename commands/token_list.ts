@@ -69,7 +69,7 @@ Examples:
       const input = { name: chunk.source };
       for (const obj of parseManifestChunk(chunk, counts)) {
         if (!isSecretObject(obj)) continue;
-        const what = `${input.name}: ${describeObject(obj)}`;
+        const what = () => `${input.name}: ${describeObject(obj)}`;
         let secret;
         try {
           secret = decodeSecret(obj, input.name);
@@ -80,18 +80,18 @@ Examples:
         }
         if (secret.type !== SECRET_TYPE) continue;
         if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
-          ctx.stderr(`warning: ${what}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
+          ctx.stderr(`warning: ${what()}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
           continue;
         }
         try {
           const token = bootstrapTokenFromSecret(secret);
           const earlier = byName.get(token.name);
           if (earlier) {
-            ctx.stderr(`warning: ${what}: replaces the one in ${earlier.source}`);
+            ctx.stderr(`warning: ${what()}: replaces the one in ${earlier.source}`);
           }
           byName.set(token.name, { token, source: input.name });
         } catch (e) {
-          ctx.stderr(`error: ${what}: ${(e as Error).message}`);
+          ctx.stderr(`error: ${what()}: ${(e as Error).message}`);
           problems++;
         }
       }

@@ -60,9 +60,20 @@ export function describeObject(obj: unknown): string {
  * ```
  */
 export function decodeBase64Strict(text: string): string | undefined {
+  // Fleets repeat most values (usages, groups, expirations): short ones are cached.
+  const cached = decoded.get(text);
+  if (cached !== undefined) return cached;
   const bytes = decodeGoBase64(text);
-  return bytes && Buffer.from(bytes).toString("utf8");
+  const out = bytes &&
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  if (out !== undefined && text.length <= 128) {
+    if (decoded.size >= 4096) decoded.clear();
+    decoded.set(text, out);
+  }
+  return out;
 }
+
+const decoded = new Map<string, string>();
 
 /**
  * Validates and decodes one Secret object. `source` (a file name) starts
@@ -76,8 +87,7 @@ export function decodeBase64Strict(text: string): string | undefined {
  * ```
  */
 export function decodeSecret(obj: unknown, source: string): DecodedSecret {
-  const what = describeObject(obj);
-  const fail = (why: string) => new InputError(`${source}: ${what}: ${why}`);
+  const fail = (why: string) => new InputError(`${source}: ${describeObject(obj)}: ${why}`);
   if (!isObject(obj)) throw new InputError(`${source}: not an object`);
   if (obj.kind !== "Secret") throw fail("is not a Secret");
   if (obj.apiVersion !== undefined && obj.apiVersion !== "v1") {
@@ -125,7 +135,14 @@ export function decodeSecret(obj: unknown, source: string): DecodedSecret {
 
 // Plain assignment of "__proto__" would change the prototype instead of adding a key.
 function setKey(map: Record<string, string>, key: string, value: string): void {
-  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` needs defining: assigning it would set the prototype instead.
+  if (key !== "__proto__") map[key] = value;
+  else {Object.defineProperty(map, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });}
 }
 
 /**

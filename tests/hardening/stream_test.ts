@@ -1,6 +1,6 @@
 /**
  * Streams read document by document (commands/_io.ts readManifestChunks):
- * inputs past one 16 MiB piece are read whole documents at a time, each
+ * inputs past one piece (1 MiB) are read whole documents at a time, each
  * document is bounded on its own, documents are numbered across pieces, and
  * a stream in pieces gives what the same documents give read whole.
  */
@@ -61,6 +61,29 @@ Deno.test("readManifestChunks() cuts a stream past one piece only before '---' l
     const objects = chunks.flatMap((c) => parseManifestChunk(c, counts));
     assert.equal(objects.length, count);
     assert.equal(counts.documents, count);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("readManifestChunks() keeps a document longer than a piece whole, and refuses one over 16 MiB", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const big = `kind: ConfigMap\ndata:\n  x: ${"a".repeat(3 * 1024 * 1024)}\n`;
+    const text = [secret(1), big, secret(2), secret(3)].join("---\n");
+    const file = path.join(dir, "s.yaml");
+    fs.writeFileSync(file, text);
+    const chunks = [...readManifestChunks([file])];
+    assert.equal(chunks.map((c) => c.text).join(""), text);
+    const counts = { documents: 0, objects: 0 };
+    const kinds = chunks.flatMap((c) => parseManifestChunk(c, counts)).map((o) => o.kind);
+    assert.deepEqual(kinds, ["Secret", "ConfigMap", "Secret", "Secret"]);
+    const huge = path.join(dir, "huge.yaml");
+    fs.writeFileSync(huge, secret(1) + "---\n" + `data: ${"a".repeat(MAX_INPUT_BYTES + 10)}\n`);
+    assert.throws(
+      () => [...readManifestChunks([huge])],
+      new RegExp(`huge\\.yaml: document 2 larger than ${MAX_INPUT_BYTES} bytes`),
+    );
   } finally {
     cleanup();
   }
