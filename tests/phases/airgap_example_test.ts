@@ -11,7 +11,7 @@ Deno.test({
   fn: () => {
     const r = spawnSync("sh", [repoPath("examples/airgap/join.sh")], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const out = r.stdout;
+    const out = r.stdout + r.stderr; // progress and "wrote" lines are on stderr
     // init's self-check, doctor over the worker's and the control plane's material.
     assert.match(out, /\[discovery\] Verified: cluster-info signature valid for 1 token ID/);
     assert.equal(out.match(/: 0 findings, 0 files skipped/g)?.length, 2);
