@@ -22,6 +22,7 @@ import { formatDuration, parseDuration } from "../go/duration.ts";
 import { goSplitHostPort } from "../go/net.ts";
 import { goQuote } from "../go/quote.ts";
 import { goUrlParse } from "../go/url.ts";
+import { validateCertificateKey as certificateKeyProblem } from "../pki/aes_gcm.ts";
 import type { KubeObject } from "../k8s/manifest.ts";
 import { isValidBootstrapToken } from "../tokens/token.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
@@ -42,8 +43,6 @@ export const JOIN_KIND = "JoinConfiguration";
 export const DEFAULT_CA_CERT_PATH = "/etc/kubernetes/pki/ca.crt";
 /** `DefaultAPIBindPort`. */
 export const DEFAULT_BIND_PORT = 6443;
-/** `constants.CertificateKeySize`: bytes of the AES key a certificate key encodes. */
-export const CERTIFICATE_KEY_SIZE = 32;
 /** `constants.ControlPlaneTaint`: what a control-plane join gets when `taints` is nil. */
 export const CONTROL_PLANE_TAINT: Taint = {
   key: "node-role.kubernetes.io/control-plane",
@@ -538,33 +537,6 @@ export function validateDiscoveryTokenAPIServer(endpoint: string, path: string):
   return r.ok ? [] : [fieldInvalid(path, endpoint, r.error)];
 }
 
-/** Go's `hex.DecodeString` error, or the decoded length. */
-function goHexDecode(s: string): { length: number } | { error: string } {
-  const bad = (c: string) => ({
-    error: `encoding/hex: invalid byte: U+${
-      c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")
-    } ${goQuoteRune(c)}`,
-  });
-  const bytes = new TextEncoder().encode(s);
-  const isHex = (b: number) => /[0-9a-fA-F]/.test(String.fromCharCode(b));
-  let j = 1;
-  for (; j < bytes.length; j += 2) {
-    if (!isHex(bytes[j - 1]!)) return bad(String.fromCharCode(bytes[j - 1]!));
-    if (!isHex(bytes[j]!)) return bad(String.fromCharCode(bytes[j]!));
-  }
-  if (bytes.length % 2 === 1) {
-    if (!isHex(bytes[j - 1]!)) return bad(String.fromCharCode(bytes[j - 1]!));
-    return { error: "encoding/hex: odd length hex string" };
-  }
-  return { length: bytes.length / 2 };
-}
-
-/** Go's `%#U` rune part: `'c'` for a printable rune. */
-function goQuoteRune(c: string): string {
-  const q = goQuote(c);
-  return q.length === 3 ? `'${c}'` : "";
-}
-
 /**
  * `ValidateCertificateKey` (empty is allowed). The key is a secret: the
  * value is withheld from the message (kubeadm prints it).
@@ -576,22 +548,8 @@ function goQuoteRune(c: string): string {
  */
 export function validateCertificateKey(key: string, path: string): string[] {
   if (key === "") return [];
-  const r = goHexDecode(key);
-  if ("error" in r) {
-    return [
-      fieldInvalid(path, WITHHELD, `certificate key decoding error: ${r.error.replace(/ $/, "")}`),
-    ];
-  }
-  if (r.length !== CERTIFICATE_KEY_SIZE) {
-    return [
-      fieldInvalid(
-        path,
-        WITHHELD,
-        `invalid certificate key size ${r.length}, the key must be an AES key of size ${CERTIFICATE_KEY_SIZE}`,
-      ),
-    ];
-  }
-  return [];
+  const detail = certificateKeyProblem(key);
+  return detail === undefined ? [] : [fieldInvalid(path, WITHHELD, detail)];
 }
 
 /** `ValidateExtraArgs`. */
