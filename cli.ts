@@ -47,8 +47,13 @@ export interface Io {
   env?: Readonly<Record<string, string | undefined>>;
   /** The clock when `--now` is absent; default the system clock. */
   clock?: () => Date;
-  /** Whether stdin / stdout are terminals (handed to commands as `ctx.tty`); default false. */
-  isTTY?: { stdin?: boolean; stdout?: boolean };
+  /** Whether stdin / stdout / stderr are terminals (handed to commands as `ctx.tty`); default false. */
+  isTTY?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /**
+   * Shows a transient status line on stderr (redrawn in place, then erased),
+   * when stderr is a terminal; absent otherwise. Never diagnostics.
+   */
+  progress?(status: string): void;
   /**
    * Sees whatever run() caught before it became an exit code and a line:
    * tests tell a `JoinkitError` (a refusal) from anything else (a crash).
@@ -338,7 +343,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       now,
       stdout: out,
       stderr: err,
-      tty: { stdin: io.isTTY?.stdin === true, stdout: io.isTTY?.stdout === true },
+      tty: {
+        stdin: io.isTTY?.stdin === true,
+        stdout: io.isTTY?.stdout === true,
+        stderr: io.isTTY?.stderr === true,
+      },
+      ...(io.isTTY?.stderr === true && io.progress ? { progress: io.progress } : {}),
     };
     const code = await command.run(ctx);
     return code ?? ExitCode.ok;

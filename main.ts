@@ -20,13 +20,23 @@ function writeStderrLine(line: string): void {
   process.stderr.write(line + "\n");
 }
 
+/**
+ * The transient status line (progress of long runs), only when stderr is a
+ * terminal: redrawn in place (carriage return, erase to end of line), never
+ * a diagnostic line.
+ */
+function writeProgress(status: string): void {
+  process.stderr.write(`\r${status}\x1b[K`);
+}
+
 const io: Io = {
   stdout: (text) => void process.stdout.write(text),
   stderr: writeStderrLine,
+  progress: writeProgress,
   env: process.env,
   // isatty, not process.stdin.isTTY: making process.stdin would turn fd 0 non-blocking under
   // the synchronous reads of commands/_io.ts.
-  isTTY: { stdin: isatty(0), stdout: isatty(1) },
+  isTTY: { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) },
 };
 
 // A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools.

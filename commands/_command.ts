@@ -28,7 +28,13 @@ export interface Context {
    * Whether stdin and stdout are terminals (false in tests and pipes). Stdin
    * itself is file descriptor 0, read through `readInput("-")` (commands/_io.ts).
    */
-  tty?: { stdin: boolean; stdout: boolean };
+  tty?: { stdin: boolean; stdout: boolean; stderr?: boolean };
+  /**
+   * Redraws a transient status line on stderr (e.g. `csr sign: 12000 objects,
+   * 4100/s`; empty text erases it). Present only when stderr is a terminal;
+   * use it through commands/_progress.ts.
+   */
+  progress?(status: string): void;
 }
 
 /** One joinkit command; each lives in its own file under `commands/`. */

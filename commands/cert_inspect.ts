@@ -15,6 +15,7 @@ import { formatName } from "../lib/pki/pkix_name.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
 import { readInputs } from "./_io.ts";
+import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert inspect", [["output", "text (default), json or yaml"]]);
 
@@ -58,6 +59,7 @@ Examples:
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const entries: { file: string; label: string; index: number; cert: Cert }[] = [];
     let table = false;
+    const shown = progress(ctx, "cert inspect");
     for (const arg of ctx.args) {
       const isDir = arg !== "-" && isDirectory(arg);
       table ||= isDir;
@@ -71,6 +73,7 @@ Examples:
           throw e;
         }
         const rel = isDir ? path.relative(arg, input.name) : input.name;
+        shown.tick(certs.length);
         certs.forEach((cert, i) => {
           const where = certs.length > 1 ? `${input.name}[${i}]` : input.name;
           entries.push({
@@ -82,6 +85,7 @@ Examples:
         });
       }
     }
+    shown.done();
     if (entries.length === 0) {
       throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
     }

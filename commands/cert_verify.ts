@@ -23,6 +23,7 @@ import {
   requireString,
 } from "./_flags.ts";
 import { type Input, readInput, readInputs } from "./_io.ts";
+import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert verify", [
   ["ca", "trusted CA certificate(s): PEM bundle, DER or kubeconfig (required)"],
@@ -108,15 +109,18 @@ Examples:
     const items: Item[] = [];
     for (const input of readInputs(ctx.args)) items.push(...await certsOf(input));
     // Synchronous (node:crypto signatures): a fleet's certificates go one after another.
-    const reports: VerifyReport[] = items.map((item) =>
-      verifyCertificate(item.leaf, item.intermediates, item.source, {
+    const shown = progress(ctx, "cert verify");
+    const reports: VerifyReport[] = items.map((item) => {
+      shown.tick();
+      return verifyCertificate(item.leaf, item.intermediates, item.source, {
         cas,
         signerName,
         node,
         key: flagKey ?? item.key,
         at,
-      })
-    );
+      });
+    });
+    shown.done();
     if (format !== "text") {
       ctx.stdout(await renderData(reports.length === 1 ? reports[0] : reports, format));
     } else {

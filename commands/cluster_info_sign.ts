@@ -16,6 +16,7 @@ import { parseManifestChunk, parseManifests, renderObjects } from "../lib/k8s/ma
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
 import { readInput, readManifestChunks } from "./_io.ts";
+import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cluster-info sign", [
   ["secrets", "bootstrap-token Secret manifests (files, dirs or -), repeatable (required)"],
@@ -61,9 +62,13 @@ Examples:
     // The Secrets are read document by document: memory holds the Secrets, not the input.
     const secrets = [];
     const counts = { documents: 0, objects: 0 };
+    const shown = progress(ctx, "cluster-info sign");
     for (const chunk of readManifestChunks(secretFiles)) {
-      for (const s of secretsIn(parseManifestChunk(chunk, counts), chunk.source)) secrets.push(s);
+      const objects = parseManifestChunk(chunk, counts);
+      shown.tick(objects.length);
+      for (const s of secretsIn(objects, chunk.source)) secrets.push(s);
     }
+    shown.done();
     const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;

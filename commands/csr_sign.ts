@@ -31,6 +31,7 @@ import {
   requireString,
 } from "./_flags.ts";
 import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import { progress } from "./_progress.ts";
 import { gateForSigning, signingPolicy } from "./_approval_policy.ts";
 
 const FLAGS = flagSet("csr sign", [
@@ -202,16 +203,19 @@ Examples:
     const out: KubeObject[] = [];
     const pems: string[] = [];
     let unapproved = 0;
+    const shown = progress(ctx, "csr sign");
     const results = await mapOrdered(
       objects,
       BATCH,
       (obj, i) => {
+        shown.tick();
         const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
         const g = policy ? gateForSigning(obj, where, policy, ctx.now) : undefined;
         if (!g) return signObject(obj, where, opts);
         return g.sign ? signObject(g.obj, where, opts) : Promise.resolve({ obj, error: g.error });
       },
     );
+    shown.done();
     for (const settled of results) {
       if (settled.status === "rejected") throw settled.reason;
       const r = settled.value;

@@ -17,6 +17,7 @@ import { goJsonIndent } from "../lib/go/json.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, outputFormat } from "./_flags.ts";
 import { readManifestChunks } from "./_io.ts";
+import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("token list", [
   [
@@ -64,10 +65,13 @@ Examples:
     const byName = new Map<string, { token: ParsedBootstrapToken; source: string }>();
     let problems = 0;
     const counts = { documents: 0, objects: 0 };
+    const shown = progress(ctx, "token list");
     // Inputs are read document by document: memory holds the tokens, not the input.
     for (const chunk of readManifestChunks(ctx.args.length ? ctx.args : ["-"])) {
       const input = { name: chunk.source };
-      for (const obj of parseManifestChunk(chunk, counts)) {
+      const objects = parseManifestChunk(chunk, counts);
+      shown.tick(objects.length);
+      for (const obj of objects) {
         if (!isSecretObject(obj)) continue;
         const what = () => `${input.name}: ${describeObject(obj)}`;
         let secret;
@@ -96,6 +100,7 @@ Examples:
         }
       }
     }
+    shown.done();
     // The default sort orders strings by code unit, as `<` does, without a callback per pair.
     const tokens = [...byName.keys()].sort().map((name) => byName.get(name)!.token);
     if (tokens.length === 0 && problems === 0) {
