@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { InputError, quote, UsageError } from "../lib/base/errors.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
 import { DEFAULT_CLUSTER_NAME } from "../lib/discovery/bootstrap_kubeconfig.ts";
 import { renderKubeconfig } from "../lib/k8s/kubeconfig_yaml.ts";
 import {
@@ -16,7 +16,6 @@ import {
   KUBELET_CERT_DIR,
   KUBELET_CLIENT_CURRENT,
   nodeKubeconfig,
-  nodeNameProblem,
   nodeUser,
   pairFileName,
 } from "../lib/kubelet/node_kubeconfig.ts";
@@ -30,7 +29,6 @@ import {
   flagBool,
   flagChoice,
   flagDuration,
-  flagList,
   flagSet,
   flagString,
   outputFormat,
@@ -39,6 +37,7 @@ import {
   requireString,
 } from "./_flags.ts";
 import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { flagNodeNames, readNodeList } from "./_nodes.ts";
 
 const KEY_TYPES = ["ecdsa-p256", "ecdsa-p384", "rsa-2048", "ed25519"] as const;
 const FORMS = ["embedded", "file"] as const;
@@ -124,13 +123,7 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 1, "NODES");
-    const flagNodes = flagList(ctx.flags, "node");
-    for (const n of flagNodes) {
-      const why = nodeNameProblem(n);
-      if (why !== undefined) {
-        throw new UsageError(`--node ${quote(n)} cannot be a Node name: ${why}`);
-      }
-    }
+    const flagNodes = flagNodeNames(ctx.flags);
     const caPath = requireString(ctx.flags, "ca");
     const keyPath = requireString(ctx.flags, "ca-key");
     const server = requireServer(ctx.flags).url;
@@ -245,24 +238,6 @@ Examples:
     }
   },
 };
-
-/** The node names a NODES file lists: one per line, blank lines and `#` comments skipped. */
-function readNodeList(file: string): string[] {
-  const input = readInput(file);
-  const names: string[] = [];
-  for (const [i, raw] of input.text.replace(/^\uFEFF/, "").split(/\r?\n/).entries()) {
-    const line = raw.replace(/#.*$/, "").trim();
-    if (line === "") continue;
-    const why = nodeNameProblem(line);
-    if (why !== undefined) {
-      // The line itself is not echoed: a key or secret given as NODES must not reach stderr.
-      throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
-    }
-    names.push(line);
-  }
-  if (names.length === 0) throw new InputError(`${input.name}: no node names`);
-  return names;
-}
 
 function exists(p: string): boolean {
   try {

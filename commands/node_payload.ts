@@ -20,20 +20,19 @@ import {
   joinConfigObject,
   validateJoinConfig,
 } from "../lib/kubeadm/join_config.ts";
-import { nodeNameProblem } from "../lib/kubelet/node_kubeconfig.ts";
 import { cloudConfig, ignitionConfig, type PayloadFile } from "../lib/phases/node_payload.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
   flagBool,
   flagChoice,
-  flagList,
   flagOut,
   flagSet,
   flagString,
   requireString,
 } from "./_flags.ts";
 import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { flagNodeNames, readNodeList } from "./_nodes.ts";
 
 /** The payload formats, as CABPK's `format` names them. */
 const FORMATS = ["cloud-config", "ignition"] as const;
@@ -118,13 +117,7 @@ Examples:
   run(ctx) {
     expectArgs(ctx, 0, 1, "NODES");
     const format = flagChoice(ctx.flags, "format", FORMATS, "cloud-config");
-    const flagNodes = flagList(ctx.flags, "node");
-    for (const n of flagNodes) {
-      const why = nodeNameProblem(n);
-      if (why !== undefined) {
-        throw new UsageError(`--node ${JSON.stringify(n)} cannot be a Node name: ${why}`);
-      }
-    }
+    const flagNodes = flagNodeNames(ctx.flags);
     const outDir = flagString(ctx.flags, "out-dir");
     if (outDir === "") throw new UsageError("--out-dir must not be empty");
     const out = flagOut(ctx.flags);
@@ -234,22 +227,4 @@ function readJoinConfig(
     source: input.name,
     warnings: decoded.warnings.map((w) => `warning: ${input.name}: ${w}`),
   };
-}
-
-/** The node names a NODES file lists: one per line, blank lines and `#` comments skipped. */
-function readNodeList(file: string): string[] {
-  const input = readInput(file);
-  const names: string[] = [];
-  for (const [i, raw] of input.text.replace(/^\uFEFF/, "").split(/\r?\n/).entries()) {
-    const line = raw.replace(/#.*$/, "").trim();
-    if (line === "") continue;
-    const why = nodeNameProblem(line);
-    if (why !== undefined) {
-      // The line itself is not echoed: a key or secret given as NODES must not reach stderr.
-      throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
-    }
-    names.push(line);
-  }
-  if (names.length === 0) throw new InputError(`${input.name}: no node names`);
-  return names;
 }
