@@ -177,6 +177,8 @@ export interface TextChunk {
   index: number;
   /** Whether this is the input's last chunk. */
   last: boolean;
+  /** Set for the parts of one long `List` read item by item (see ManifestChunk.list). */
+  list?: { document: number; itemsBefore: number; end: boolean };
 }
 
 /**
@@ -228,48 +230,161 @@ function* chunksOf(file: string): Generator<TextChunk> {
   try {
     const decoder = new TextDecoder();
     const buf = Buffer.alloc(1 << 20);
-    let pending = "";
+    const r = { pending: "", eof: false };
+    /** Reads the next block into `r.pending`; false at the end of the input. */
+    const more = (): boolean => {
+      if (r.eof) return false;
+      let n: number;
+      for (;;) {
+        try {
+          n = fs.readSync(fd, buf, 0, buf.length, null);
+          break;
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === "EAGAIN") continue;
+          if (code === "EOF") {
+            n = 0;
+            break;
+          }
+          throw describe(err, source);
+        }
+      }
+      r.pending += n === 0
+        ? decoder.decode()
+        : decoder.decode(buf.subarray(0, n), { stream: true });
+      if (n === 0) r.eof = true;
+      return n !== 0;
+    };
     let index = 0;
     let json: boolean | undefined;
     let documents = 0; // documents started before `pending`
-    for (;;) {
-      let n: number;
-      try {
-        n = fs.readSync(fd, buf, 0, buf.length, null);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === "EAGAIN") continue;
-        if (code === "EOF") n = 0;
-        else throw describe(err, source);
-      }
-      pending += n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
+    while (more()) {
       if (json === undefined) {
-        const t = pending.replace(/^\uFEFF/, "").trimStart();
+        const t = r.pending.replace(/^\uFEFF/, "").trimStart();
         if (t !== "") json = t.startsWith("{") || t.startsWith("[");
       }
-      if (n === 0) break;
       // More than a piece: hand out the whole documents that fit (or the one that does not).
-      while (pending.length > PIECE_BYTES) {
-        let cut = json ? 0 : lastSeparatorWithin(pending, PIECE_BYTES);
-        if (cut <= 0 && !json) cut = firstSeparatorAfter(pending, PIECE_BYTES);
-        if (cut <= 0 && pending.length <= MAX_INPUT_BYTES) break; // the document goes on
+      while (r.pending.length > PIECE_BYTES) {
+        let cut = json ? 0 : lastSeparatorWithin(r.pending, PIECE_BYTES);
+        if (cut <= 0 && !json) cut = firstSeparatorAfter(r.pending, PIECE_BYTES);
+        if (cut <= 0 && r.pending.length <= MAX_INPUT_BYTES) break; // the document goes on
         if (cut <= 0 || cut > MAX_INPUT_BYTES) {
-          throw new InputError(
-            json
-              ? `${source}: JSON document larger than ${MAX_INPUT_BYTES} bytes`
-              : `${source}: document ${documents + 1} larger than ${MAX_INPUT_BYTES} bytes`,
-          );
+          if (json) {
+            throw new InputError(`${source}: JSON document larger than ${MAX_INPUT_BYTES} bytes`);
+          }
+          // One document over the bound: a List is read item by item, anything else refused.
+          for (const part of listParts(r, more, source, documents + 1)) {
+            yield { source, text: part.text, index: index++, last: false, list: part.list };
+          }
+          documents++;
+          continue;
         }
-        const text = pending.slice(0, cut);
+        const text = r.pending.slice(0, cut);
         documents += countSeparators(text) + (index === 0 && !text.startsWith("---") ? 1 : 0);
-        pending = pending.slice(cut);
+        r.pending = r.pending.slice(cut);
         yield { source, text, index: index++, last: false };
       }
     }
-    yield { source, text: pending, index, last: true };
+    yield { source, text: r.pending, index, last: true };
   } finally {
     if (fd) fs.closeSync(fd);
   }
+}
+
+/** The part of a List {@link listParts} hands out. */
+interface ListPart {
+  text: string;
+  list: { document: number; itemsBefore: number; end: boolean };
+}
+
+// Lines that start a List item, and the first line at the left margin that is not part of
+// `items` (not an item, an indented line, a comment or a blank line).
+const ITEM_START = /^-(?=[ \t\r\n]|$)/gm;
+const ITEMS_END = /^(?:[^\s#-]|-(?![ \t\r\n]|$))/gm;
+
+/**
+ * Reads one YAML `List` document longer than {@link MAX_INPUT_BYTES} item
+ * by item, as kubectl writes Lists (`items:` at the left margin, each item a
+ * `- ` line there): parts of whole items (about a piece each; one item at
+ * most the bound), then the List's other fields, which the parser checks
+ * make a List. Anything else is refused as a document over the bound.
+ * `r.pending` starts with the document and is left at what follows it.
+ */
+function* listParts(
+  r: { pending: string; eof: boolean },
+  more: () => boolean,
+  source: string,
+  document: number,
+): Generator<ListPart> {
+  const tooLarge = () =>
+    new InputError(`${source}: document ${document} larger than ${MAX_INPUT_BYTES} bytes`);
+  const items = /^items:[ \t]*\r?\n(?=-(?:[ \t\r\n]|$))/m.exec(r.pending.slice(0, PIECE_BYTES));
+  if (!items) throw tooLarge();
+  const header = r.pending.slice(0, items.index);
+  if (/^---(?=[ \t\r\n]|$)/m.test(header.slice(1))) throw tooLarge(); // another document first
+  r.pending = r.pending.slice(items.index + items[0].length);
+  let itemsBefore = 0;
+  const part = (text: string): ListPart => {
+    const n = text.match(ITEM_START)?.length ?? 0;
+    const p = {
+      text: "kind: List\nitems:\n" + text,
+      list: { document, itemsBefore, end: false },
+    };
+    itemsBefore += n;
+    return p;
+  };
+  // Room for the `kind: List` prefix of each part.
+  const maxItems = MAX_INPUT_BYTES - 64;
+  for (;;) {
+    ITEMS_END.lastIndex = 0;
+    const end = ITEMS_END.exec(r.pending);
+    const done = end !== null || r.eof;
+    let limit = end ? end.index : r.pending.length;
+    while (limit > PIECE_BYTES) {
+      const cut = itemCut(r.pending, limit);
+      if (cut <= 0) break;
+      yield part(r.pending.slice(0, cut));
+      r.pending = r.pending.slice(cut);
+      limit -= cut;
+    }
+    if (limit > maxItems) throw tooLarge(); // one item over the bound
+    if (done) {
+      if (limit > 0) yield part(r.pending.slice(0, limit));
+      r.pending = r.pending.slice(limit);
+      break;
+    }
+    more();
+  }
+  // The List's other fields: up to the next document or the end of the input.
+  for (;;) {
+    const next = r.pending.startsWith("---") ? 0 : firstSeparatorAfter(r.pending, 0);
+    if (next > 0 || r.pending.startsWith("---") || r.eof) {
+      const stop = next > 0 ? next : r.pending.startsWith("---") ? 0 : r.pending.length;
+      const rest = r.pending.slice(0, stop);
+      if (header.length + rest.length > PIECE_BYTES) throw tooLarge();
+      r.pending = r.pending.slice(stop);
+      yield { text: header + rest, list: { document, itemsBefore, end: true } };
+      return;
+    }
+    if (r.pending.length > PIECE_BYTES) throw tooLarge();
+    more();
+  }
+}
+
+/**
+ * Where to cut a List's items so a part holds whole items: the last item
+ * start within a piece, else the first one after it (before `limit`); 0
+ * when the items so far are one item.
+ */
+function itemCut(text: string, limit: number): number {
+  let cut = 0;
+  ITEM_START.lastIndex = 1;
+  for (let m = ITEM_START.exec(text); m && m.index < limit; m = ITEM_START.exec(text)) {
+    if (m.index > PIECE_BYTES && cut > 0) break;
+    cut = m.index;
+    if (m.index > PIECE_BYTES) break;
+  }
+  return cut;
 }
 
 /** The offset of the first `---` line after `from` (0: none). */

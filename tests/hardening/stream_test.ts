@@ -111,3 +111,60 @@ Deno.test("CLI token list reads a stream larger than 16 MiB and numbers a bad do
     cleanup();
   }
 });
+
+/** The same Secrets as one kubectl-style List document (`items:` at the margin). */
+function asList(text: string, kind = "List"): string {
+  const items = text.split("---\n").map((d) => "- " + d.trimEnd().split("\n").join("\n  ") + "\n");
+  return `apiVersion: v1\nitems:\n${
+    items.join("")
+  }kind: ${kind}\nmetadata:\n  resourceVersion: ""\n`;
+}
+
+Deno.test("CLI token list reads a List over 16 MiB item by item, as the same Secrets in a stream", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { text, count } = stream(MAX_INPUT_BYTES + 1024 * 1024);
+    const file = path.join(dir, "s.yaml");
+    const list = path.join(dir, "list.yaml");
+    fs.writeFileSync(file, text);
+    fs.writeFileSync(list, asList(text));
+    const now = ["--now", "2026-01-01T00:00:00Z"];
+    const [a, b] = await Promise.all([
+      runCli(["token", "list", file, ...now]),
+      runCli(["token", "list", list, ...now]),
+    ]);
+    assert.equal(b.code, 0, b.stderr);
+    assert.equal(b.stdout, a.stdout);
+    assert.equal(b.stdout.split("\n").length - 2, count);
+    const notList = path.join(dir, "notlist.yaml");
+    fs.writeFileSync(notList, asList(text, "Thing"));
+    const c = await runCli(["token", "list", notList]);
+    assert.equal(c.code, 1);
+    assert.equal(c.stdout, "");
+    assert.match(c.stderr, /^error: .*notlist\.yaml: document 1 larger than 16777216 bytes/);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("readManifestChunks() numbers a List's items across its parts", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { text, count } = stream(MAX_INPUT_BYTES + 1024 * 1024);
+    const file = path.join(dir, "list.yaml");
+    // One bad item near the end: its number is counted across the parts.
+    fs.writeFileSync(
+      file,
+      secret(0) + "---\n" + asList(text).replace(/kind: List\n(?=metadata)/, "- 7\nkind: List\n"),
+    );
+    const counts = { documents: 0, objects: 0 };
+    assert.throws(
+      () => {
+        for (const c of readManifestChunks([file])) parseManifestChunk(c, counts);
+      },
+      new RegExp(`list\\.yaml: document 2items\\[${count}\\] is not an object`),
+    );
+  } finally {
+    cleanup();
+  }
+});

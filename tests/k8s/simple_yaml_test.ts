@@ -76,19 +76,78 @@ function flatten(docs: unknown[]): unknown[] {
   return out;
 }
 
-/** A stream in (or, now and then, just outside) the simple form: maps of maps and strings. */
+const SIMPLE_VALUES = [
+  "v1",
+  "Secret",
+  "dHJ1ZQ==",
+  "a:b",
+  "system:nodes",
+  "digital signature",
+  "x=y+z/w@v",
+  '""',
+  '"2026-01-01T00:00:00Z"',
+  '"a b # c"',
+  "0",
+  "12",
+  "86400",
+  "true",
+  "false",
+];
+const EDGE_VALUES = [
+  "Yes",
+  "NO",
+  "on",
+  "y",
+  "Null",
+  "True",
+  "e5",
+  "0123",
+  "1_0",
+  "1e3",
+  "-1",
+  "'q'",
+  '"a\\"',
+  '"x"y"',
+  "a: b",
+  "a #b",
+  "a:",
+  "x  y",
+  " x",
+  "x ",
+  "~",
+  "[]",
+  "{}",
+  "&a x",
+  "*a",
+  "!t x",
+  "123456789012345678",
+  "- x",
+  "a\r",
+];
+
+/** A stream in (or, now and then, just outside) the simple form: maps, lists, scalars. */
 function simpleStream(r: () => number): string {
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
+  const value = () => (r() < 0.97 ? pick(SIMPLE_VALUES) : pick(EDGE_VALUES));
   const lines: string[] = [];
-  const map = (indent: string, depth: number) => {
+  const map = (indent: string, depth: number, first?: string) => {
     const keys = KEYS.filter(() => r() < 0.4);
     if (keys.length === 0) keys.push("a");
-    for (const k of keys) {
-      if (depth < 3 && r() < 0.3) {
-        lines.push(`${indent}${k}:`);
+    keys.forEach((k, n) => {
+      const lead = n === 0 && first !== undefined ? first : indent;
+      const x = r();
+      if (depth < 3 && x < 0.2) {
+        lines.push(`${lead}${k}:`);
         map(indent + "  ", depth + 1);
-      } else lines.push(`${indent}${k}: ${r() < 0.97 ? pick(VALUES.slice(0, 2)) : pick(VALUES)}`);
-    }
+      } else if (depth < 3 && x < 0.35) {
+        lines.push(`${lead}${k}:`);
+        const items = 1 + Math.floor(r() * 3);
+        for (let j = 0; j < items; j++) {
+          if (r() < 0.5) lines.push(`${indent}- ${value()}`);
+          else map(indent + "  ", depth + 1, `${indent}- `);
+        }
+      } else lines.push(`${lead}${k}: ${value()}`);
+    });
   };
   const docs = 1 + Math.floor(r() * 4);
   for (let d = 0; d < docs; d++) {
@@ -96,6 +155,7 @@ function simpleStream(r: () => number): string {
     map("", 0);
   }
   if (r() < 0.05) lines.splice(Math.floor(r() * lines.length), 1);
+  if (r() < 0.05) lines.splice(Math.floor(r() * lines.length), 0, pick(["", "# c", "  x", "-"]));
   return lines.join("\n") + "\n";
 }
 
