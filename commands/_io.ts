@@ -136,6 +136,24 @@ export function readInputs(names: readonly string[]): Input[] {
   return out;
 }
 
+/**
+ * {@link readInputs} one input at a time, for bulk commands: each file is
+ * read (at most {@link MAX_INPUT_BYTES}) only when the previous one is done
+ * with, so a directory of up to {@link MAX_STREAM_FILES} files is never in
+ * memory at once, and no total over all inputs applies.
+ */
+export function* eachInput(names: readonly string[]): Generator<Input> {
+  let files = 0;
+  for (const name of names) {
+    const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
+    files += list.length;
+    if (files > MAX_STREAM_FILES) {
+      throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
+    }
+    for (const file of list) yield readInput(file);
+  }
+}
+
 function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();

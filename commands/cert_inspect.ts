@@ -14,7 +14,7 @@ import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
-import { readInputs } from "./_io.ts";
+import { eachInput } from "./_io.ts";
 import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert inspect", [["output", "text (default), json or yaml"]]);
@@ -63,7 +63,7 @@ Examples:
     for (const arg of ctx.args) {
       const isDir = arg !== "-" && isDirectory(arg);
       table ||= isDir;
-      for (const input of readInputs([arg])) {
+      for (const input of eachInput([arg])) {
         // Parsed once, by the extraction itself.
         let certs: Cert[];
         try {

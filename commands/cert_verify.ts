@@ -22,7 +22,7 @@ import {
   renderData,
   requireString,
 } from "./_flags.ts";
-import { type Input, readInput, readInputs } from "./_io.ts";
+import { eachInput, type Input, readInput } from "./_io.ts";
 import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert verify", [
@@ -107,7 +107,7 @@ Examples:
     if (keyPath !== undefined) flagKey = await loadKeySpki(readInput(keyPath));
 
     const items: Item[] = [];
-    for (const input of readInputs(ctx.args)) items.push(...await certsOf(input));
+    for (const input of eachInput(ctx.args)) items.push(...await certsOf(input));
     // Synchronous (node:crypto signatures): a fleet's certificates go one after another.
     const shown = progress(ctx, "cert verify");
     const reports: VerifyReport[] = items.map((item) => {

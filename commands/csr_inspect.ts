@@ -11,7 +11,7 @@ import { InputError, UsageError } from "../lib/base/errors.ts";
 import { pemRequests, submissionOf } from "../lib/kubelet/sign_batch.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, flagString, outputFormat, renderData } from "./_flags.ts";
-import { readInputs } from "./_io.ts";
+import { eachInput } from "./_io.ts";
 
 const FLAGS = flagSet("csr inspect", [
   "requester",
@@ -79,7 +79,7 @@ Examples:
     const usages = flagList(ctx.flags, "usages", true).map((u) => u.trim()).filter(Boolean);
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const reports: CsrReport[] = [];
-    for (const input of readInputs(ctx.args)) {
+    for (const input of eachInput(ctx.args)) {
       if (input.text.includes("-----BEGIN")) {
         const requests = pemRequests(input.text, input.name);
         for (let i = 0; i < requests.length; i++) {

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, tempDir } from "../_cli.ts";
 import { MAX_INPUT_BYTES } from "../../lib/base/limits.ts";
-import { readManifestChunks } from "../../commands/_io.ts";
+import { eachInput, MAX_INPUT_FILES, readManifestChunks } from "../../commands/_io.ts";
 import { parseManifestChunk } from "../../lib/k8s/manifest.ts";
 
 /** A token Secret as token create writes it (ID from the index). */
@@ -164,6 +164,23 @@ Deno.test("readManifestChunks() numbers a List's items across its parts", () => 
       },
       new RegExp(`list\\.yaml: document 2items\\[${count}\\] is not an object`),
     );
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("eachInput() reads a directory of more files than readInputs takes, one at a time", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    for (let i = 0; i <= MAX_INPUT_FILES; i++) {
+      fs.writeFileSync(path.join(dir, `f${String(i).padStart(6, "0")}`), `${i}`);
+    }
+    let n = 0;
+    for (const input of eachInput([dir])) {
+      assert.equal(input.text, String(n));
+      n++;
+    }
+    assert.equal(n, MAX_INPUT_FILES + 1);
   } finally {
     cleanup();
   }
