@@ -231,6 +231,14 @@ export function* readManifestChunks(names: readonly string[]): Generator<TextChu
   }
 }
 
+/**
+ * {@link readManifestChunks} for one file (or `-`), without expanding
+ * directories: a directory is refused as {@link readInput} refuses it.
+ */
+export function readManifestFile(file: string): Generator<TextChunk> {
+  return chunksOf(file);
+}
+
 function* chunksOf(file: string): Generator<TextChunk> {
   const source = file === "-" ? "stdin" : file;
   let fd = 0;
@@ -246,7 +254,8 @@ function* chunksOf(file: string): Generator<TextChunk> {
     throw describe(err, source);
   }
   try {
-    const decoder = new TextDecoder();
+    // ignoreBOM: a BOM stays in the text, as readInput leaves it (the parser drops it).
+    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
     const buf = Buffer.alloc(1 << 20);
     const r = { pending: "", eof: false };
     /** Reads the next block into `r.pending`; false at the end of the input. */
@@ -523,6 +532,75 @@ function testPause(at: "written" | "moved"): void {
   const m = /^(written|moved):(\d+)$/.exec(process.env.JOINKIT_TEST_PAUSE ?? "");
   if (!m || m[1] !== at) return;
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(Number(m[2]), 10_000));
+}
+
+/** A file being written piece by piece, moved into place only by `commit`. */
+export interface AtomicOutput {
+  write(text: string): void;
+  /** Flushes and moves the file into place (refusing to replace it without force). */
+  commit(): void;
+  /** Removes the temporary file; nothing is left behind. */
+  abort(): void;
+}
+
+/**
+ * {@link writeFileAtomic} for output written as it is produced: the target is
+ * checked first (not a directory; absent unless `force`), pieces go to a
+ * temporary file in its directory, and `commit` moves it into place as
+ * {@link writeFilesAtomic} does (a hard link without force).
+ */
+export function openAtomicOutput(file: string, mode: number, force: boolean): AtomicOutput {
+  if (isDirectory(file)) throw new InputError(`${file}: is a directory`);
+  if (!force && fs.existsSync(file)) {
+    throw new InputError(`${file}: already exists (use --force to overwrite)`);
+  }
+  const dir = path.dirname(file);
+  const tmp = path.join(
+    dir,
+    `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`,
+  );
+  let fd: number;
+  try {
+    fd = fs.openSync(tmp, "wx", mode);
+    fs.fchmodSync(fd, mode);
+  } catch (err) {
+    throw describe(err, dir === "." ? file : dir);
+  }
+  let open = true;
+  const close = () => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  const abort = () => {
+    close();
+    try {
+      fs.unlinkSync(tmp);
+    } catch { /* already moved */ }
+  };
+  return {
+    write(text) {
+      const data = Buffer.from(text, "utf8");
+      try {
+        for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off, data.length - off);
+      } catch (err) {
+        abort();
+        throw describe(err, file);
+      }
+    },
+    commit() {
+      try {
+        fs.fsyncSync(fd);
+        close();
+        if (force) fs.renameSync(tmp, file);
+        else fs.linkSync(tmp, file);
+      } catch (err) {
+        abort();
+        throw describe(err, file);
+      }
+      abort(); // the temporary name, once linked
+    },
+    abort,
+  };
 }
 
 /** Writes one file atomically; see {@link writeFilesAtomic}. */

@@ -30,7 +30,15 @@ import {
   outputFormat,
   requireString,
 } from "./_flags.ts";
-import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import {
+  ensureParentDir,
+  readInput,
+  readManifestFile,
+  type TextChunk,
+  writeFilesAtomic,
+} from "./_io.ts";
+import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
+import { signStream } from "./_csr_sign_stream.ts";
 import { progress } from "./_progress.ts";
 import { gateForSigning, signingPolicy } from "./_approval_policy.ts";
 
@@ -135,7 +143,21 @@ Examples:
     // Checked before any file is read: a malformed flag value is a usage error first.
     outputFormat(ctx.flags, ["pem", "yaml", "json"] as const, "pem");
 
-    const input = readInput(ctx.args[0]!);
+    // Read in pieces: up to 16 MiB the input is taken whole, as ever; a longer one
+    // (a stream, or a List read item by item) is signed piece by piece (signStream).
+    const pieces = readManifestFile(ctx.args[0]!);
+    const read: TextChunk[] = [];
+    let size = 0;
+    for (let c = pieces.next(); !c.done; c = pieces.next()) {
+      read.push(c.value);
+      size += c.value.text.length;
+      if (size > MAX_INPUT_BYTES || c.value.list) break;
+    }
+    const streamed = !read.at(-1)!.last;
+    const input = { name: read[0]!.source, text: streamed ? "" : read.map((c) => c.text).join("") };
+    if (streamed && read[0]!.text.includes("-----BEGIN")) {
+      throw new InputError(`${input.name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+    }
     const caIn = readInput(caPath);
     const keyIn = readInput(keyPath);
     const ca = await loadSigningCa(caIn.text, caIn.name, keyIn.text, keyIn.name);
@@ -158,6 +180,24 @@ Examples:
       ctx.stderr(`error: ${e.message}`);
       code ||= e.exitCode;
     };
+
+    if (streamed) {
+      if (usagesFlag.length) {
+        throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
+      }
+      const format = outputFormat(ctx.flags, ["yaml", "json", "pem"] as const, "yaml");
+      return await signStream(ctx, {
+        read,
+        rest: pieces,
+        name: input.name,
+        format,
+        opts,
+        policy,
+        outFile,
+        force,
+        batch: BATCH,
+      });
+    }
 
     if (input.text.includes("-----BEGIN")) {
       if (policy) throw new UsageError("--policy judges CSR objects; a PEM CSR has no requester");
