@@ -322,6 +322,8 @@ function simpleDocuments(text: string): unknown[] | undefined {
     return n;
   };
   const map = (n: number): Record<string, unknown> => {
+    // Deep nesting is left to the parser, which refuses it (and this reader recurses).
+    if (n > 2 * MAX_DEPTH) throw NOT_SIMPLE;
     const obj: Record<string, unknown> = {};
     let keys = 0;
     while (i < lines.length) {

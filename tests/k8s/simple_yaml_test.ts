@@ -212,3 +212,9 @@ Deno.test("parseManifestChunk() numbers documents across chunks and bounds them 
     /s\.yaml: more than 100000 documents/,
   );
 });
+
+Deno.test("parseManifests() leaves deeply indented simple YAML to the parser, which refuses it", () => {
+  const deep = Array.from({ length: 3000 }, (_, i) => `${"  ".repeat(i)}k${i}:`).join("\n") +
+    `\n${"  ".repeat(3000)}v: x\n`;
+  assert.throws(() => parseManifests(deep, "deep.yaml"), /deep\.yaml: .*nest/);
+});
