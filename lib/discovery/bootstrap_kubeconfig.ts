@@ -47,13 +47,38 @@ export interface TokenKubeconfigOptions {
  * ```
  */
 export function tokenKubeconfig(opts: TokenKubeconfigOptions): KubeconfigObject {
-  const cluster = opts.clusterName ?? DEFAULT_CLUSTER_NAME;
-  const user = opts.user ?? TLS_BOOTSTRAP_USER;
+  return basicKubeconfig(
+    opts.server,
+    opts.caData,
+    opts.clusterName ?? DEFAULT_CLUSTER_NAME,
+    opts.user ?? TLS_BOOTSTRAP_USER,
+    { token: opts.token },
+  );
+}
+
+/**
+ * kubeadm's `CreateBasic` with the user's credentials filled in, as
+ * `CreateWithToken` and `CreateWithCerts` do: one cluster, one user, one
+ * context `<user>@<cluster>` that is current, `preferences: {}` as kubectl
+ * writes it back.
+ *
+ * @example
+ * ```ts ignore
+ * basicKubeconfig(server, caData, "kubernetes", "system:node:worker-1", { "client-certificate": p, "client-key": p });
+ * ```
+ */
+export function basicKubeconfig(
+  server: string,
+  caData: Uint8Array,
+  cluster: string,
+  user: string,
+  credentials: Record<string, string>,
+): KubeconfigObject {
   const context = `${user}@${cluster}`;
-  const clusterEntry: Record<string, string> = { server: opts.server };
+  const clusterEntry: Record<string, string> = { server };
   // `[]byte` with omitempty: no key at all when there is no CA.
-  if (opts.caData.length > 0) {
-    clusterEntry["certificate-authority-data"] = Buffer.from(opts.caData).toString("base64");
+  if (caData.length > 0) {
+    clusterEntry["certificate-authority-data"] = Buffer.from(caData).toString("base64");
   }
   return {
     apiVersion: "v1",
@@ -62,7 +87,7 @@ export function tokenKubeconfig(opts: TokenKubeconfigOptions): KubeconfigObject 
     "current-context": context,
     kind: "Config",
     preferences: {},
-    users: [{ name: user, user: { token: opts.token } }],
+    users: [{ name: user, user: credentials }],
   };
 }
 

@@ -10,7 +10,11 @@
  */
 
 import { Buffer } from "node:buffer";
-import { DEFAULT_CLUSTER_NAME, type KubeconfigObject } from "../discovery/bootstrap_kubeconfig.ts";
+import {
+  basicKubeconfig,
+  DEFAULT_CLUSTER_NAME,
+  type KubeconfigObject,
+} from "../discovery/bootstrap_kubeconfig.ts";
 import { exportPrivateKeyPem, exportSpki, generateKeyPair, type KeyType } from "../pki/keys.ts";
 import { BOOTSTRAP_CLIENT_USAGES } from "../pki/usages.ts";
 import { KUBELET_CLIENT_SIGNER } from "./approver.ts";
@@ -100,28 +104,19 @@ export interface NodeKubeconfigOptions {
  * ```
  */
 export function nodeKubeconfig(opts: NodeKubeconfigOptions): KubeconfigObject {
-  const cluster = opts.clusterName ?? DEFAULT_CLUSTER_NAME;
-  const user = nodeUser(opts.node);
-  const context = `${user}@${cluster}`;
-  const clusterEntry: Record<string, string> = { server: opts.server };
-  if (opts.caData.length > 0) {
-    clusterEntry["certificate-authority-data"] = Buffer.from(opts.caData).toString("base64");
-  }
-  const creds: Record<string, string> = opts.embedded
+  const credentials: Record<string, string> = opts.embedded
     ? {
       "client-certificate-data": Buffer.from(opts.embedded.certPem, "utf8").toString("base64"),
       "client-key-data": Buffer.from(opts.embedded.keyPem, "utf8").toString("base64"),
     }
     : { "client-certificate": opts.pairFile ?? "", "client-key": opts.pairFile ?? "" };
-  return {
-    apiVersion: "v1",
-    clusters: [{ cluster: clusterEntry, name: cluster }],
-    contexts: [{ context: { cluster, user }, name: context }],
-    "current-context": context,
-    kind: "Config",
-    preferences: {},
-    users: [{ name: user, user: creds }],
-  };
+  return basicKubeconfig(
+    opts.server,
+    opts.caData,
+    opts.clusterName ?? DEFAULT_CLUSTER_NAME,
+    nodeUser(opts.node),
+    credentials,
+  );
 }
 
 /** A node's fresh client credentials. */
