@@ -159,6 +159,7 @@ function parseManifestText(
     docs = parseYaml(clean, source, docsBefore);
   }
   const out: KubeObject[] = [];
+  const shallow = SHALLOW.has(docs);
   const add = (doc: unknown, where: string, depth: number) => {
     if (doc === null || doc === undefined) return;
     if (Array.isArray(doc)) {
@@ -178,7 +179,7 @@ function parseManifestText(
     if (objectsBefore + out.length >= MAX_OBJECTS) {
       throw new InputError(`${source}: more than ${MAX_OBJECTS} objects`);
     }
-    checkDepth(doc, `${source}: ${where}`);
+    if (!shallow) checkDepth(doc, `${source}: ${where}`);
     out.push(doc as KubeObject);
   };
   const numbered = counts !== undefined || docs.length > 1;
@@ -282,12 +283,15 @@ function parseYaml(text: string, source: string, docsBefore = 0): unknown[] {
 // one-line values that YAML 1.1 reads one way only: plain strings that start
 // with a letter (no indicator, single spaces, not a keyword), double-quoted
 // strings without escapes, decimal integers, true and false.
-const KEY_LINE = /^([A-Za-z][A-Za-z0-9._/-]*):(?: (.+))?$/;
+const KEY_LINE = /([A-Za-z][A-Za-z0-9._/-]*):(?: (.+))?$/y;
 const PLAIN_VALUE =
   /^[A-Za-z](?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))*(?: (?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))+)*$/;
 const QUOTED_VALUE = /^"[ !#-[\]-~]*"$/;
 const INT_VALUE = /^(?:0|[1-9][0-9]{0,14})$/;
 const YAML11_WORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
+
+/** Documents read by {@link simpleDocuments}: nested less than MAX_DEPTH, never checked again. */
+const SHALLOW = new WeakSet<unknown[]>();
 
 /** Thrown inside {@link simpleDocuments} when a line is not that simple. */
 const NOT_SIMPLE = new Error("not simple YAML");
@@ -322,8 +326,9 @@ function simpleDocuments(text: string): unknown[] | undefined {
     return n;
   };
   const map = (n: number): Record<string, unknown> => {
-    // Deep nesting is left to the parser, which refuses it (and this reader recurses).
-    if (n > 2 * MAX_DEPTH) throw NOT_SIMPLE;
+    // Deep nesting is left to the parser, which refuses it (and this reader recurses). So
+    // what this reader returns nests less than MAX_DEPTH (a map and a list per indent).
+    if (n > MAX_DEPTH - 4) throw NOT_SIMPLE;
     const obj: Record<string, unknown> = {};
     let keys = 0;
     while (i < lines.length) {
@@ -332,7 +337,8 @@ function simpleDocuments(text: string): unknown[] | undefined {
       const ind = indentOf(line);
       if (ind < n) break;
       if (ind > n) throw NOT_SIMPLE;
-      const m = KEY_LINE.exec(n === 0 ? line : line.slice(n));
+      KEY_LINE.lastIndex = n;
+      const m = KEY_LINE.exec(line);
       if (m === null) throw NOT_SIMPLE;
       const key = m[1]!;
       if (Object.hasOwn(obj, key)) throw NOT_SIMPLE;
@@ -358,6 +364,7 @@ function simpleDocuments(text: string): unknown[] | undefined {
       const line = lines[i]!;
       if (indentOf(line) !== n || !line.startsWith("- ", n)) break;
       const rest = line.slice(n + 2);
+      KEY_LINE.lastIndex = 0;
       if (KEY_LINE.test(rest)) {
         // A map item: its first key sits after the dash, the others under it.
         lines[i] = " ".repeat(n + 2) + rest;
@@ -383,6 +390,7 @@ function simpleDocuments(text: string): unknown[] | undefined {
     if (e === NOT_SIMPLE) return undefined;
     throw e;
   }
+  SHALLOW.add(docs);
   return docs;
 }
 

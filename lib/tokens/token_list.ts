@@ -15,13 +15,49 @@ import { padRight, runeCount, tabwrite } from "../go/tabwriter.ts";
 /** The table's columns. */
 export const COLUMNS = ["TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS"];
 
+/** The last expiry {@link formatTokenRow} rendered, for the rows that share it. */
+export interface ExpiryCache {
+  last?: {
+    ms: number;
+    offset: number;
+    unix: number | undefined;
+    nanos: number | undefined;
+    zone: number | undefined;
+    ttl: string;
+    expires: string;
+  };
+}
+
 /** One token's row, as kubeadm's `formatBootstrapToken`. */
-export function formatTokenRow(t: ParsedBootstrapToken, now: Date): string {
+export function formatTokenRow(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): string {
   let ttl = "<forever>";
   let expires = "<never>";
-  if (t.expires) {
-    ttl = shortHumanDuration(t.expires.date.getTime() - now.getTime());
-    expires = formatGoRfc3339(t.expires);
+  const e = t.expires;
+  if (e) {
+    // A fleet's tokens often share one expiry: its two columns are computed once.
+    const c = cache?.last;
+    if (
+      c && c.ms === e.date.getTime() && c.offset === e.offsetMinutes &&
+      c.unix === e.instant?.unix && c.nanos === e.instant?.nanos &&
+      c.zone === e.instant?.offsetSeconds
+    ) {
+      ttl = c.ttl;
+      expires = c.expires;
+    } else {
+      ttl = shortHumanDuration(e.date.getTime() - now.getTime());
+      expires = formatGoRfc3339(e);
+      if (cache) {
+        cache.last = {
+          ms: e.date.getTime(),
+          offset: e.offsetMinutes,
+          unix: e.instant?.unix,
+          nanos: e.instant?.nanos,
+          zone: e.instant?.offsetSeconds,
+          ttl,
+          expires,
+        };
+      }
+    }
   }
   const usages = t.usages.join(",") || "<none>";
   const description = t.description || "<none>";
@@ -42,10 +78,11 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date): string {
  * ```
  */
 export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: Date): string {
+  const expiryCache: ExpiryCache = {};
   const opts = { minwidth: 10, padding: 3 };
   let out = "";
   for (let i = 0; i < tokens.length; i++) {
-    const row = formatTokenRow(tokens[i]!, now);
+    const row = formatTokenRow(tokens[i]!, now, expiryCache);
     out += i === 0 ? tabwrite(COLUMNS.join("\t") + "\n" + row, opts) : tabwriteRow(row, opts);
   }
   return out;
