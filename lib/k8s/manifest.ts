@@ -513,7 +513,11 @@ function yamlLeaf(v: unknown): string | null | undefined {
   if (typeof v === "boolean") return v ? "true" : "false";
   if (v === null) return "null";
   if (Array.isArray(v)) return v.length === 0 ? "[]" : undefined;
-  if (isObject(v)) return Object.keys(v).length === 0 ? "{}" : undefined;
+  // Plain objects only: a Date, Map, Uint8Array … is the library's to render.
+  const proto = isObject(v) ? Object.getPrototypeOf(v) : undefined;
+  if (proto === Object.prototype || proto === null) {
+    return Object.keys(v as object).length === 0 ? "{}" : undefined;
+  }
   return null;
 }
 

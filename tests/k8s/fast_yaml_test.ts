@@ -162,7 +162,13 @@ Deno.test("toYaml() gives the yaml library's bytes for CSR, Secret and List obje
     },
   };
   const list = { apiVersion: "v1", items: [csr, secret, {}, []], kind: "List", metadata: {} };
-  for (const v of [csr, secret, list, "yes", "", 1, [], {}, [[1]], { "1": 2 }]) {
+  const odd = {
+    when: new Date("2026-01-02T03:04:05Z"),
+    bytes: new Uint8Array([1, 2]),
+    map: new Map([["a", 1]]),
+    bare: Object.assign(Object.create(null), { b: "x" }),
+  };
+  for (const v of [csr, secret, list, "yes", "", 1, [], {}, [[1]], { "1": 2 }, odd]) {
     assert.equal(toYaml(v), toYamlByLibrary(v), JSON.stringify(v));
   }
 });
