@@ -630,3 +630,42 @@ export function ensureParentDir(file: string): void {
   const dir = path.dirname(file);
   if (dir !== "." && dir !== "" && !isDirectory(dir)) ensureDir(dir, 0o700);
 }
+
+/**
+ * Creates the symlink `link` → `target` in one step: directly without
+ * `force` (fails if anything is there), else through a temporary link
+ * renamed over it. A directory is never replaced.
+ */
+export function symlinkAtomic(target: string, link: string, force: boolean): void {
+  try {
+    if (fs.lstatSync(link).isDirectory()) throw new InputError(`${link}: is a directory`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+  }
+  try {
+    if (!force) {
+      fs.symlinkSync(target, link);
+      return;
+    }
+    const tmp = path.join(
+      path.dirname(link),
+      `.${path.basename(link)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    );
+    fs.symlinkSync(target, tmp);
+    try {
+      fs.renameSync(tmp, link);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new InputError(
+      `${link}: ${
+        code === "EEXIST"
+          ? "already exists (use --force to overwrite)"
+          : (e as Error).message.split("\n")[0]
+      }`,
+    );
+  }
+}

@@ -7,7 +7,6 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import process from "node:process";
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import { DEFAULT_CLUSTER_NAME } from "../lib/discovery/bootstrap_kubeconfig.ts";
 import { renderKubeconfig } from "../lib/k8s/kubeconfig_yaml.ts";
@@ -36,7 +35,7 @@ import {
   requireServer,
   requireString,
 } from "./_flags.ts";
-import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureDir, type OutputFile, readInput, symlinkAtomic, writeFilesAtomic } from "./_io.ts";
 import { flagNodeNames, readNodeList } from "./_nodes.ts";
 
 const KEY_TYPES = ["ecdsa-p256", "ecdsa-p384", "rsa-2048", "ed25519"] as const;
@@ -245,44 +244,5 @@ function exists(p: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * Creates the symlink `link` → `target` in one step: directly without
- * `force` (fails if anything is there), else through a temporary link
- * renamed over it. A directory is never replaced.
- */
-function symlinkAtomic(target: string, link: string, force: boolean): void {
-  try {
-    if (fs.lstatSync(link).isDirectory()) throw new InputError(`${link}: is a directory`);
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-  }
-  try {
-    if (!force) {
-      fs.symlinkSync(target, link);
-      return;
-    }
-    const tmp = path.join(
-      path.dirname(link),
-      `.${path.basename(link)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`,
-    );
-    fs.symlinkSync(target, tmp);
-    try {
-      fs.renameSync(tmp, link);
-    } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      throw e;
-    }
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new InputError(
-      `${link}: ${
-        code === "EEXIST"
-          ? "already exists (use --force to overwrite)"
-          : (e as Error).message.split("\n")[0]
-      }`,
-    );
   }
 }

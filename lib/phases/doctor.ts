@@ -472,7 +472,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
           add({ file: f.name, object, field: v.field, check: "schema", message: v.message });
         }
       }
-      if (kind === "Secret" && str(obj.type) === SECRET_TYPE) {
+      if (kind === "Secret" && obj.type === SECRET_TYPE) {
         try {
           secrets.push({ file: f.name, object, value: decodeSecret(obj, f.name) });
         } catch (e) {
