@@ -543,6 +543,15 @@ function goCases(anchor: string, work: string): void {
     ["cert inspect", "certs", (d) => ["cert", "inspect", f(d, "certs.pem")], "inspect"],
   ];
   const largest = FLEET.at(-1)!;
+  // csr approve on the same List (issue 12: "a few seconds" for 10,000 CSRs): every CSR is a
+  // bootstrap-token client CSR the built-in approver's rules approve, so the run exits 0.
+  budgetCase(
+    `binary: csr approve, ${largest} CSRs (a List, -o yaml)`,
+    ["csr approve"],
+    () => ({ argv: [BIN, "csr", "approve", f(dirs.get(largest)!, "csrs.yaml")], cwd: work }),
+    3000,
+    "cpu",
+  );
   for (const [command, what, args, sub] of cases) {
     const got = new Map<number, [Medians, Medians]>();
     for (const n of FLEET) {
@@ -695,6 +704,32 @@ async function main(): Promise<void> {
         return { argv: jk(["token", "list", secrets]), cwd: work };
       },
       2000,
+      "cpu",
+    );
+    // doctor over what init writes for a fleet of tokens (issue 12: "a few seconds").
+    budgetCase(
+      `binary: doctor, init --out-dir output with ${N_CERTS} tokens`,
+      ["doctor", "init", "token generate"],
+      () => {
+        const tokens = execFileSync(BIN, ["token", "generate", "--count", String(N_CERTS)], {
+          cwd: work,
+          encoding: "utf8",
+        }).trim().split("\n");
+        const out = path.join(work, "doctor-init");
+        execFileSync(BIN, [
+          "init",
+          "--server",
+          "https://10.0.0.1:6443",
+          "--ca",
+          ca,
+          ...tokens.flatMap((t) => ["--token", t]),
+          "--out-dir",
+          out,
+          "--force",
+        ], { cwd: work, stdio: "ignore" });
+        return { argv: jk(["doctor", out]), cwd: work };
+      },
+      3000,
       "cpu",
     );
 
