@@ -669,3 +669,47 @@ export function symlinkAtomic(target: string, link: string, force: boolean): voi
     );
   }
 }
+
+/** Deepest directory level {@link walkFiles} descends to. */
+const MAX_WALK_DEPTH = 16;
+
+/**
+ * The regular files under `dir`, recursively, sorted by name, dot-files
+ * skipped, symlinks followed (the kubelet's `*-current.pem` are links): what
+ * the commands that survey a tree (`doctor`, `certs check-expiration`,
+ * `ca rotation-check`) read. An unreadable `dir` is an `InputError`; below
+ * it, an unreadable directory, a dangling link or a special file is passed
+ * to `onSkip` and left out, never fatal for the rest.
+ */
+export function walkFiles(
+  dir: string,
+  onSkip: (file: string, reason: string) => void = () => {},
+  depth = 0,
+): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch (e) {
+    if (depth === 0) throw describe(e, dir);
+    onSkip(dir, "directory cannot be read");
+    return [];
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    if (n.startsWith(".")) continue;
+    const full = path.join(dir, n);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(full);
+    } catch {
+      onSkip(full, "dangling link or unreadable");
+      continue;
+    }
+    if (st.isDirectory()) {
+      if (depth < MAX_WALK_DEPTH) out.push(...walkFiles(full, onSkip, depth + 1));
+      else onSkip(full, `deeper than ${MAX_WALK_DEPTH} levels`);
+    } else if (st.isFile()) out.push(full);
+    else onSkip(full, "not a regular file");
+  }
+  return out;
+}

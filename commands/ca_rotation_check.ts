@@ -7,7 +7,6 @@
  */
 
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { InputError, JoinkitError, oneLine } from "../lib/base/errors.ts";
 import {
   checkArtefact,
@@ -19,37 +18,12 @@ import { tabwrite } from "../lib/go/tabwriter.ts";
 import { loadCertsPem } from "../lib/pki/certsource.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, optionalOutput, renderData, requireString } from "./_flags.ts";
-import { readInput } from "./_io.ts";
+import { readInput, walkFiles } from "./_io.ts";
 
 const FLAGS = flagSet("ca rotation-check", [
   ["ca", "the NEW CA certificate (PEM; every certificate in it counts as new) (required)"],
   ["output", "text (default: a table), json or yaml"],
 ]);
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Regular files under `dir`, recursively, sorted, dot-files skipped. */
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (
-    const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
-    )
-  ) {
-    if (e.name.startsWith(".")) continue;
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    // A symlink to a file counts (the kubelet's kubelet-client-current.pem).
-    else if (e.isFile() || (e.isSymbolicLink() && isFile(p))) out.push(p);
-  }
-  return out;
-}
 
 export const command: Command = {
   name: "ca rotation-check",
@@ -98,6 +72,8 @@ Examples:
     const ca = newCaFrom(await loadCertsPem(caIn.bytes, caIn.name));
 
     const files: string[] = [];
+    let unlisted = 0; // left out by the directory walk
+    let skipped = 0; // listed, but not readable as an artefact
     for (const arg of ctx.args) {
       let st: fs.Stats;
       try {
@@ -105,10 +81,15 @@ Examples:
       } catch (e) {
         throw new InputError(`${arg}: ${(e as NodeJS.ErrnoException).code ?? oneLine(e)}`);
       }
-      files.push(...(st.isDirectory() ? walk(arg) : [arg]));
+      if (!st.isDirectory()) files.push(arg);
+      else {
+        files.push(...walkFiles(arg, (file, reason) => {
+          unlisted++;
+          ctx.stderr(`skipped: ${file}: ${reason}`);
+        }));
+      }
     }
     const findings: RotationFinding[] = [];
-    let skipped = 0;
     for (const file of files) {
       try {
         const input = readInput(file);
@@ -128,7 +109,7 @@ Examples:
       ctx.stdout(tabwrite(rows.join("\n") + "\n", { minwidth: 0, padding: 3 }));
     } else ctx.stdout(await renderData(findings, format));
     const summary = `${findings.length} artefact(s) checked in ${files.length - skipped} file(s)` +
-      `${skipped ? `, ${skipped} skipped` : ""}`;
+      `${skipped + unlisted ? `, ${skipped + unlisted} skipped` : ""}`;
     if (stale === 0) {
       ctx.stderr(`${summary}; none depends on the old CA only`);
       return 0;

@@ -29,7 +29,7 @@ import {
 } from "../lib/kubelet/expiration.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
-import { type Input, readInput } from "./_io.ts";
+import { type Input, readInput, walkFiles } from "./_io.ts";
 
 const FLAGS = flagSet("certs check-expiration", [
   ["output", "text (default), json or yaml"],
@@ -146,31 +146,6 @@ function exists(p: string): boolean {
   }
 }
 
-/** Files under `dir`, recursively, sorted, symlinks followed (the kubelet's -current.pem are links). */
-function walk(dir: string, depth = 0): string[] {
-  if (depth > 16) return [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).sort();
-  } catch (e) {
-    throw new InputError(`${dir}: ${(e as Error).message.split("\n")[0]}`);
-  }
-  const out: string[] = [];
-  for (const n of names) {
-    if (n.startsWith(".")) continue;
-    const full = path.join(dir, n);
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(full);
-    } catch {
-      continue; // dangling link
-    }
-    if (st.isDirectory()) out.push(...walk(full, depth + 1));
-    else if (st.isFile()) out.push(full);
-  }
-  return out;
-}
-
 /** The first certificate of a file, or the embedded client certificate of a kubeconfig. */
 async function certOf(input: Input): Promise<Cert | undefined> {
   if (/^\s*(apiVersion|kind|clusters|users|current-context)\s*:/m.test(input.text)) {
@@ -283,7 +258,7 @@ async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): P
       }
     }
   }
-  const files = walk(dir);
+  const files = walkFiles(dir);
   const bases = new Set(files.map((f) => path.join(path.dirname(f), path.basename(f))));
   for (const file of files) {
     if (used.has(path.resolve(file))) continue;

@@ -7,13 +7,12 @@
  */
 
 import * as fs from "node:fs";
-import * as path from "node:path";
 import process from "node:process";
 import { InputError } from "../lib/base/errors.ts";
 import { doctor, type DoctorFile, type DoctorReport } from "../lib/phases/doctor.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
-import { MAX_INPUT_FILES, readInput } from "./_io.ts";
+import { MAX_INPUT_FILES, readInput, walkFiles } from "./_io.ts";
 
 const FLAGS = flagSet("doctor", [["output", "text (default), json or yaml"]]);
 
@@ -76,7 +75,7 @@ Examples:
     const warnings: { file: string; reason: string }[] = [];
     for (const arg of ctx.args) {
       if (arg !== "-" && isDirectory(arg)) {
-        for (const file of walk(arg, warnings)) {
+        for (const file of walkFiles(arg, (file, reason) => warnings.push({ file, reason }))) {
           if (files.length >= MAX_INPUT_FILES) {
             throw new InputError(`${arg}: more than ${MAX_INPUT_FILES} files to read`);
           }
@@ -131,33 +130,4 @@ function isDirectory(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Regular files under `dir`, sorted, symlinks followed; unreadable entries become warnings. */
-function walk(dir: string, warnings: { file: string; reason: string }[], depth = 0): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).sort();
-  } catch (e) {
-    if (depth === 0) throw new InputError(`${dir}: ${(e as Error).message.split("\n")[0]}`);
-    warnings.push({ file: dir, reason: "directory cannot be read" });
-    return [];
-  }
-  const out: string[] = [];
-  for (const n of names) {
-    if (n.startsWith(".")) continue;
-    const full = path.join(dir, n);
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(full);
-    } catch {
-      warnings.push({ file: full, reason: "dangling link or unreadable" });
-      continue;
-    }
-    if (st.isDirectory()) {
-      if (depth < 16) out.push(...walk(full, warnings, depth + 1));
-    } else if (st.isFile()) out.push(full);
-    else warnings.push({ file: full, reason: "not a regular file" });
-  }
-  return out;
 }

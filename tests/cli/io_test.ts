@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ensureDir, readInput, readInputs, writeFilesAtomic } from "../../commands/_io.ts";
+import {
+  ensureDir,
+  readInput,
+  readInputs,
+  walkFiles,
+  writeFilesAtomic,
+} from "../../commands/_io.ts";
 import { InputError } from "../../lib/base/errors.ts";
 import { tempDir } from "../_cli.ts";
 
@@ -95,6 +101,42 @@ Deno.test("writeFilesAtomic() calls a directory in the way a directory, not an e
       );
     }
     assert.deepEqual(fs.readdirSync(d), []);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("walkFiles() lists regular files sorted, follows links, skips dot-files, reports what it leaves out", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    fs.mkdirSync(path.join(dir, "pki", "etcd"), { recursive: true });
+    fs.mkdirSync(path.join(dir, ".git"));
+    fs.writeFileSync(path.join(dir, ".git", "config"), "x");
+    fs.writeFileSync(path.join(dir, "pki", "ca.crt"), "x");
+    fs.writeFileSync(path.join(dir, "pki", "etcd", "ca.crt"), "x");
+    fs.writeFileSync(path.join(dir, "kubelet-client-2026.pem"), "x");
+    fs.symlinkSync(
+      path.join(dir, "kubelet-client-2026.pem"),
+      path.join(dir, "kubelet-client-current.pem"),
+    );
+    fs.symlinkSync(path.join(dir, "gone"), path.join(dir, "dangling.pem"));
+    let deep = dir;
+    for (let i = 0; i < 18; i++) deep = path.join(deep, `d${i}`);
+    fs.mkdirSync(deep, { recursive: true });
+    fs.writeFileSync(path.join(deep, "too-deep.crt"), "x");
+    const skipped: string[] = [];
+    const files = walkFiles(dir, (f, why) => skipped.push(`${path.relative(dir, f)}: ${why}`));
+    assert.deepEqual(files.map((f) => path.relative(dir, f)), [
+      "kubelet-client-2026.pem",
+      "kubelet-client-current.pem",
+      "pki/ca.crt",
+      "pki/etcd/ca.crt",
+    ]);
+    assert.deepEqual(skipped, [
+      `${"d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16"}: deeper than 16 levels`,
+      "dangling.pem: dangling link or unreadable",
+    ]);
+    assert.throws(() => walkFiles(path.join(dir, "missing")), /missing: no such file or directory/);
   } finally {
     cleanup();
   }
