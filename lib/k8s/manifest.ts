@@ -7,11 +7,15 @@
  * a string such as `yes` or `0123` is quoted on output and read back the way
  * kube-apiserver would read it.
  *
+ * Map keys follow go-yaml v2's `keyList.Less`, which is not transitive (see
+ * {@link sortKeysGoYaml}); where it cycles, joinkit picks one deterministic
+ * order, the same whatever the input order and on every rendering path.
+ *
  * @module
  */
 
 import { loadAll, Schema, timestampTag, YAML11_SCHEMA, YAMLException } from "js-yaml";
-import { Document, type Pair, type Scalar, stringify, type Tags, visit } from "yaml";
+import { Document, type Pair, type Scalar, stringify, type Tags, visit, type YAMLMap } from "yaml";
 import { InputError } from "../base/errors.ts";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
 import { isObject } from "../base/object.ts";
@@ -434,10 +438,14 @@ export function toYamlByLibrary(value: unknown): string {
   const doc = new Document(value, {
     version: "1.1",
     customTags: quotingByGoRulesOnly,
-    sortMapEntries: compareKeys,
+    sortMapEntries: false,
     aliasDuplicateObjects: false,
   });
   visit(doc, {
+    Map(_key, node: YAMLMap) {
+      // The same key order as the fast path, whatever order the pairs came in.
+      node.items = sortByGoYaml(node.items, pairKey);
+    },
     Scalar(_key, node: Scalar) {
       if (typeof node.value !== "string") return;
       const text = node.value;
@@ -499,7 +507,7 @@ function orderedKeys(map: Record<string, unknown>): string[] | null {
     const ok = own.every((k) =>
       PLAIN_KEY.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k)
     );
-    keys = ok ? own.sort((a, b) => (a === b ? 0 : goYamlLess(a, b) ? -1 : 1)) : null;
+    keys = ok ? sortKeysGoYaml(own) : null;
     if (keyOrderCache.size >= 1000) keyOrderCache.clear();
     keyOrderCache.set(sig, keys);
   }
@@ -585,12 +593,66 @@ const quotingByGoRulesOnly = (tags: Tags): Tags =>
       : t
   );
 
-/** Orders map keys as go-yaml v2 does: digit runs by value, non-letters before letters. */
-function compareKeys(x: Pair, y: Pair): number {
-  const a = String((x.key as Scalar | null)?.value ?? x.key);
-  const b = String((y.key as Scalar | null)?.value ?? y.key);
-  if (a === b) return 0;
-  return goYamlLess(a, b) ? -1 : 1;
+/** A map entry's key as go-yaml compares it. */
+function pairKey(p: Pair): string {
+  return String((p.key as Scalar | null)?.value ?? p.key);
+}
+
+/**
+ * Keys in go-yaml v2's order (digit runs by value, non-letters before
+ * letters), the same for any input order of the same keys.
+ *
+ * go-yaml's `keyList.Less` is not transitive: `jws-kubeconfig-01k5uj` <
+ * `jws-kubeconfig-0tpkrp` < `jws-kubeconfig-1b7hcz` < `jws-kubeconfig-01k5uj`.
+ * Go sorts `reflect.MapKeys()` (random order), so kubectl itself prints such
+ * keys in a random order. joinkit picks one: the keys sorted by code units
+ * first, then sorted stably with go-yaml's `Less` (insertion sort, as Go's
+ * `sort.Sort` does for up to 12 items; merge sort beyond). Wherever `Less`
+ * is a consistent order on the keys, the result is exactly go-yaml's.
+ *
+ * @example
+ * ```ts
+ * sortKeysGoYaml(["a10", "b", "a9", "_x"]); // ["_x", "a9", "a10", "b"]
+ * ```
+ */
+export function sortKeysGoYaml(keys: readonly string[]): string[] {
+  return sortByGoYaml(keys, (k) => k);
+}
+
+function sortByGoYaml<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const entries = items.map((item) => ({ item, key: keyOf(item) }));
+  // Code-unit order first (stable), so the outcome never depends on the input order.
+  entries.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  const less = (x: { key: string }, y: { key: string }) =>
+    x.key !== y.key && goYamlLess(x.key, y.key);
+  let sorted: typeof entries;
+  if (entries.length <= 12) {
+    sorted = entries;
+    for (let i = 1; i < sorted.length; i++) {
+      for (let j = i; j > 0 && less(sorted[j]!, sorted[j - 1]!); j--) {
+        [sorted[j - 1], sorted[j]] = [sorted[j]!, sorted[j - 1]!];
+      }
+    }
+  } else {
+    sorted = mergeSort(entries, less);
+  }
+  return sorted.map((e) => e.item);
+}
+
+/** A stable top-down merge sort: a later item moves ahead only when strictly `less`. */
+function mergeSort<T>(items: T[], less: (a: T, b: T) => boolean): T[] {
+  if (items.length <= 1) return items;
+  const mid = items.length >> 1;
+  const left = mergeSort(items.slice(0, mid), less);
+  const right = mergeSort(items.slice(mid), less);
+  const out: T[] = [];
+  let i = 0, j = 0;
+  while (i < left.length && j < right.length) {
+    out.push(less(right[j]!, left[i]!) ? right[j++]! : left[i++]!);
+  }
+  while (i < left.length) out.push(left[i++]!);
+  while (j < right.length) out.push(right[j++]!);
+  return out;
 }
 
 /**
