@@ -111,7 +111,7 @@ Examples:
       );
     }
     return import("../lib/k8s/manifest.ts").then(
-      ({ parseManifests, renderObjects, toJson, toYaml }) => {
+      ({ parseManifests, renderInInputShape }) => {
         const trimmed = input.text.trimStart();
         const inputJson = trimmed.startsWith("{") || trimmed.startsWith("[");
         const format = outputFormat(
@@ -148,16 +148,7 @@ Examples:
           ctx.stderr(`error: ${o.label}: ${o.changed ? "denied" : "not approved"}: ${d.reason}`);
         }
         const out: KubeObject[] = outcomes.map((o) => o.obj);
-        let text: string;
-        if (isList) {
-          const list = {
-            apiVersion: "v1",
-            items: out,
-            kind: "List",
-            metadata: { resourceVersion: "" },
-          };
-          text = format === "json" ? toJson(list) : toYaml(list);
-        } else text = renderObjects(out, format);
+        const text = renderInInputShape(out, isList, format);
         if (outFile) {
           ensureParentDir(outFile);
           writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);

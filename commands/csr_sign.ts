@@ -232,7 +232,7 @@ Examples:
       ["yaml", "json", "pem"] as const,
       inputJson ? "json" : "yaml",
     );
-    const { parseManifests, renderObjects, toJson, toYaml } = await import(
+    const { parseManifests, renderInInputShape } = await import(
       "../lib/k8s/manifest.ts"
     );
     const objects = parseManifests(input.text, input.name);
@@ -271,17 +271,7 @@ Examples:
           `signs only approved CSRs (use --approve to add the Approved condition)`,
       );
     }
-    let text: string;
-    if (format === "pem") text = pems.join("");
-    else if (isList) {
-      const list = {
-        apiVersion: "v1",
-        items: out,
-        kind: "List",
-        metadata: { resourceVersion: "" },
-      };
-      text = format === "json" ? toJson(list) : toYaml(list);
-    } else text = renderObjects(out, format);
+    const text = format === "pem" ? pems.join("") : renderInInputShape(out, isList, format);
     emit(text);
     return code;
   },

@@ -787,3 +787,28 @@ export function renderObjects(objects: readonly unknown[], format: ManifestForma
   }
   return objects.map(toYaml).join("---\n");
 }
+
+/**
+ * Objects written back in the shape they were read in: the `v1` `List` that
+ * `kubectl get … -o yaml|json` prints (`metadata.resourceVersion: ""`) when
+ * the input was one, else as {@link renderObjects} writes a stream.
+ *
+ * @example
+ * ```ts ignore
+ * renderInInputShape(csrs, true, "yaml"); // apiVersion: v1, items: [...], kind: List
+ * ```
+ */
+export function renderInInputShape(
+  objects: readonly unknown[],
+  wasList: boolean,
+  format: ManifestFormat,
+): string {
+  if (!wasList) return renderObjects(objects, format);
+  const list = {
+    apiVersion: "v1",
+    items: objects,
+    kind: "List",
+    metadata: { resourceVersion: "" },
+  };
+  return format === "json" ? toJson(list) : toYaml(list);
+}
