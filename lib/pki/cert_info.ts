@@ -102,8 +102,12 @@ const fail = (m: string): never => {
 
 /** Go's `ObjectIdentifier.String()` of the id-ce arc: the last component when `oid` is 2.5.29.N. */
 function idCe(oid: string): number | undefined {
-  const m = /^2\.5\.29\.(\d+)$/.exec(oid);
-  return m ? Number(m[1]) : undefined;
+  if (oid.length <= 7 || !oid.startsWith("2.5.29.")) return undefined;
+  for (let i = 7; i < oid.length; i++) {
+    const ch = oid.charCodeAt(i);
+    if (ch < 0x30 || ch > 0x39) return undefined;
+  }
+  return Number(oid.slice(7));
 }
 
 /** crypto/x509's CertificatePolicies parse (Go 1.25: a repeated policy OID is an error). */
@@ -412,10 +416,18 @@ export function parseCertificateFrom(der: Uint8Array, source: string): Cert {
 
 /** Serial number as Go prints a `*big.Int` in decimal. */
 export function serialDecimal(serial: Uint8Array): string {
-  let n = 0n;
-  for (const b of serial) n = (n << 8n) | BigInt(b);
-  return n.toString(10);
+  if (serial.length === 0) return "0";
+  if (serial.length <= 6) {
+    let v = 0;
+    for (let i = 0; i < serial.length; i++) v = v * 256 + serial[i]!;
+    return String(v);
+  }
+  let h = "0x";
+  for (let i = 0; i < serial.length; i++) h += HEX_LOWER[serial[i]!];
+  return BigInt(h).toString(10);
 }
+
+const HEX_LOWER = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
 
 /** Size in bits of the serial's value (e.g. up to 128 for the signer's serials). */
 export function serialBits(serial: Uint8Array): number {

@@ -349,7 +349,7 @@ export function bitString(c: Uint8Array): { bytes: Uint8Array; bitLength: number
  */
 export function oidString(c: Uint8Array): string | undefined {
   if (c.length === 0) return undefined;
-  const parts: number[] = [];
+  let out = "";
   let i = 0;
   while (i < c.length) {
     let v = 0;
@@ -361,12 +361,11 @@ export function oidString(c: Uint8Array): string | undefined {
       v = v * 128 + (b & 0x7f);
       if ((b & 0x80) === 0) break;
     }
-    if (parts.length === 0) {
-      if (v < 80) parts.push(Math.floor(v / 40), v % 40);
-      else parts.push(2, v - 80);
-    } else parts.push(v);
+    if (out === "") {
+      out = v < 80 ? Math.floor(v / 40) + "." + (v % 40) : "2." + (v - 80);
+    } else out += "." + v;
   }
-  return parts.join(".");
+  return out;
 }
 
 const DAYS_IN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -378,6 +377,8 @@ function daysIn(month: number, year: number): number {
 
 /** Milliseconds since the epoch of a proleptic Gregorian UTC date (any year). */
 function utcMillis(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+  // Date.UTC reads years 0-99 as 1900-1999; only those need the long way.
+  if (y >= 100) return Date.UTC(y, mo - 1, d, h, mi, s);
   const t = new Date(0);
   t.setUTCFullYear(y, mo - 1, d);
   t.setUTCHours(h, mi, s, 0);
@@ -418,19 +419,53 @@ function parseGoTime(s: string, twoDigitYear: boolean, optionalSeconds: boolean)
 
 /** cryptobyte's `ReadASN1UTCTime` on an element's content (also encoding/asn1's `parseUTCTime`). */
 export function parseUtcTime(c: Uint8Array): Date | undefined {
+  if (c.length === 13 && c[12] === 0x5a) {
+    const d = zuluTime(c, 2);
+    if (d !== null) return d;
+  }
   return parseGoTime(latin1(c), true, true);
 }
 
 /** cryptobyte's `ReadASN1GeneralizedTime` on an element's content. */
 export function parseGeneralizedTime(c: Uint8Array): Date | undefined {
+  if (c.length === 15 && c[14] === 0x5a) {
+    const d = zuluTime(c, 4);
+    if (d !== null) return d;
+  }
   return parseGoTime(latin1(c), false, false);
+}
+
+/**
+ * The common shape without the regex: `YY` or `YYYY`, then `MMDDhhmmss` and
+ * `Z` (the caller checked the length and the `Z`), the same checks as
+ * {@link parseGoTime}. `null` when a character is not a digit (the caller
+ * then takes the general path, which refuses it).
+ */
+function zuluTime(c: Uint8Array, yearDigits: number): Date | undefined | null {
+  const end = yearDigits + 10;
+  for (let i = 0; i < end; i++) {
+    const b = c[i]!;
+    if (b < 0x30 || b > 0x39) return null;
+  }
+  const two = (i: number) => (c[i]! - 0x30) * 10 + (c[i + 1]! - 0x30);
+  let year = two(0);
+  if (yearDigits === 4) year = year * 100 + two(2);
+  else year += year >= 50 ? 1900 : 2000;
+  const y = yearDigits;
+  const month = two(y), day = two(y + 2), hour = two(y + 4), min = two(y + 6), sec = two(y + 8);
+  if (month < 1 || month > 12 || hour > 23 || min > 59 || sec > 59) return undefined;
+  if (day < 1 || day > daysIn(month, year)) return undefined;
+  return new Date(utcMillis(year, month, day, hour, min, sec));
 }
 
 /** Bytes as a string of the same code units (no decoding). */
 export function latin1(c: Uint8Array): string {
+  if (c.length <= 4096) {
+    return String.fromCharCode.apply(null, c as unknown as number[]);
+  }
   let s = "";
   for (let i = 0; i < c.length; i += 4096) {
-    s += String.fromCharCode(...c.subarray(i, i + 4096));
+    s += String.fromCharCode.apply(null, c.subarray(i, i + 4096) as unknown as number[]);
   }
   return s;
 }

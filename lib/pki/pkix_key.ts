@@ -183,10 +183,13 @@ const EC_CURVES: Record<string, { name: string; bits: number; p: bigint; b: bigi
   },
 };
 
+const HEX = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
+
 function bigFrom(b: Uint8Array): bigint {
-  let n = 0n;
-  for (const x of b) n = (n << 8n) | BigInt(x);
-  return n;
+  if (b.length === 0) return 0n;
+  let h = "0x";
+  for (let i = 0; i < b.length; i++) h += HEX[b[i]!];
+  return BigInt(h);
 }
 
 /** `elliptic.Unmarshal` (nistec): an uncompressed point whose coordinates are below p and on the curve. */

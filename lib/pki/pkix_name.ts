@@ -143,10 +143,15 @@ export function goNameDer(n: Pick<Name, Exclude<keyof Name, "rdns">>): Uint8Arra
   return derTlv(0x30, ...rdns);
 }
 
+/** Whether formatName's escaping changes `s` (a special character, a leading space or `#`, a trailing space). */
+const NEEDS_ESCAPE = /[,+"\\<>;]|^[ #]| $/;
+
 /** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */
 export function formatName(n: Name): string {
   const esc = (s: string) =>
-    s.replace(/([,+"\\<>;])/g, "\\$1").replace(/^([ #])/, "\\$1").replace(/ $/, "\\ ");
+    NEEDS_ESCAPE.test(s)
+      ? s.replace(/([,+"\\<>;])/g, "\\$1").replace(/^([ #])/, "\\$1").replace(/ $/, "\\ ")
+      : s;
   return [...n.rdns].reverse().map((rdn) =>
     rdn.map((a) => `${SHORT[a.oid] ?? a.oid}=${a.value.startsWith("#") ? a.value : esc(a.value)}`)
       .join("+")
