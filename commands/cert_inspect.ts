@@ -12,6 +12,7 @@ import { type Cert, summarize } from "../lib/pki/cert_info.ts";
 import { extractCerts } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
+import { shortHumanDuration } from "../lib/go/human_duration.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
 import { eachInput } from "./_io.ts";
@@ -159,17 +160,22 @@ function expiryTable(
   entries: { label: string; cert: Cert }[],
   now: Date,
 ): string {
+  // The first CA entry with each subject text (what a search in entry order finds).
+  const caLabels = new Map<string, string>();
+  for (const e of entries) {
+    if (!e.cert.basicConstraints?.isCA) continue;
+    const s = formatName(e.cert.subject);
+    if (!caLabels.has(s)) caLabels.set(s, e.label);
+  }
   const caName = (c: Cert) => {
-    if (formatName(c.issuer) === formatName(c.subject)) return "";
-    const ca = entries.find((e) =>
-      e.cert.basicConstraints?.isCA && formatName(e.cert.subject) === formatName(c.issuer)
-    );
-    return ca ? ca.label : formatName(c.issuer);
+    const issuer = formatName(c.issuer);
+    if (issuer === formatName(c.subject)) return "";
+    return caLabels.get(issuer) ?? issuer;
   };
   const left = (c: Cert) => {
     const ms = c.notAfter.getTime() - now.getTime();
     if (ms <= 0) return "<invalid>";
-    return String(summarize(c, now).timeLeft);
+    return shortHumanDuration(ms);
   };
   const pad = (rows: string[][]) => {
     const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -442,15 +442,45 @@ export function isCa(c: Cert): boolean {
   return c.basicConstraints?.isCA === true;
 }
 
+// A fleet shares a few issuers and signing seconds: their text is computed once
+// (small caches, emptied when they grow past CACHE_MAX entries).
+const CACHE_MAX = 4096;
+const issuerTexts = new Map<string, string>();
+const timeTexts = new Map<number, string>();
+
+/** `formatName(c.issuer)`, cached by the issuer's DER (formatName reads only the parsed name). */
+function issuerText(c: Cert): string {
+  const key = latin1(c.issuerDer);
+  let s = issuerTexts.get(key);
+  if (s === undefined) {
+    if (issuerTexts.size >= CACHE_MAX) issuerTexts.clear();
+    s = formatName(c.issuer);
+    issuerTexts.set(key, s);
+  }
+  return s;
+}
+
+/** `formatRfc3339(d)`, cached by the instant. */
+function rfc3339(d: Date): string {
+  const ms = d.getTime();
+  let s = timeTexts.get(ms);
+  if (s === undefined) {
+    if (timeTexts.size >= CACHE_MAX) timeTexts.clear();
+    s = formatRfc3339(d);
+    timeTexts.set(ms, s);
+  }
+  return s;
+}
+
 /** A JSON-friendly summary of a certificate at time `now`. */
 export function summarize(c: Cert, now: Date): Record<string, unknown> {
   return {
     subject: formatName(c.subject),
-    issuer: formatName(c.issuer),
+    issuer: issuerText(c),
     serial: serialDecimal(c.serial),
     serialHex: colonHex(c.serial),
-    notBefore: formatRfc3339(c.notBefore),
-    notAfter: formatRfc3339(c.notAfter),
+    notBefore: rfc3339(c.notBefore),
+    notAfter: rfc3339(c.notAfter),
     timeLeft: shortHumanDuration(c.notAfter.getTime() - now.getTime()),
     expired: c.notAfter.getTime() < now.getTime(),
     dnsNames: c.sans.dns,
