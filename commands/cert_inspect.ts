@@ -120,30 +120,59 @@ function labelFor(rel: string, count: number, i: number): string {
   return count > 1 ? `${base}[${i}]` : base;
 }
 
+/** The detail rows' headings, indented and padded (`  subject:       `). */
+const [
+  H_SUBJECT,
+  H_ISSUER,
+  H_SERIAL,
+  H_NOT_BEFORE,
+  H_NOT_AFTER,
+  H_SANS,
+  H_KEY_USAGE,
+  H_EXT_KEY_USAGE,
+  H_KEY,
+  H_CA,
+  H_SIGNATURE,
+  H_SPKI_PIN,
+] = [
+  "subject",
+  "issuer",
+  "serial",
+  "not before",
+  "not after",
+  "SANs",
+  "key usage",
+  "ext key usage",
+  "key",
+  "CA",
+  "signature",
+  "SPKI pin",
+].map((k) => `  ${(k + ":").padEnd(15)}`);
+
 function details(label: string, c: Cert, now: Date): string {
   const s = summarize(c, now) as Record<string, string | string[] | boolean | number>;
   const list = (v: unknown) => (Array.isArray(v) && v.length ? v.join(", ") : "(none)");
-  const sans = [
-    ...c.sans.dns.map((d) => `DNS:${d}`),
-    ...c.sans.ips.map((d) => `IP:${d}`),
-    ...c.sans.emails.map((d) => `email:${d}`),
-    ...c.sans.uris.map((d) => `URI:${d}`),
-  ];
-  const rows: [string, string][] = [
-    ["subject", String(s.subject) || "(empty)"],
-    ["issuer", String(s.issuer)],
-    ["serial", `${s.serialHex} (${s.serial})`],
-    ["not before", String(s.notBefore)],
-    ["not after", `${s.notAfter} (${s.expired ? "EXPIRED" : `${s.timeLeft} left`})`],
-    ["SANs", list(sans)],
-    ["key usage", list(s.keyUsage)],
-    ["ext key usage", list(s.extKeyUsage)],
-    ["key", String(s.key)],
-    ["CA", String(s.isCA)],
-    ["signature", String(s.signatureAlgorithm)],
-    ["SPKI pin", String(s.spkiPin)],
-  ];
-  return `${label}\n` + rows.map(([k, v]) => `  ${(k + ":").padEnd(15)}${v}`).join("\n") + "\n";
+  let sans = "";
+  const addSans = (prefix: string, values: string[]) => {
+    for (const v of values) sans += (sans === "" ? prefix : ", " + prefix) + v;
+  };
+  addSans("DNS:", c.sans.dns);
+  addSans("IP:", c.sans.ips);
+  addSans("email:", c.sans.emails);
+  addSans("URI:", c.sans.uris);
+  return label + "\n" +
+    H_SUBJECT + (String(s.subject) || "(empty)") + "\n" +
+    H_ISSUER + String(s.issuer) + "\n" +
+    H_SERIAL + s.serialHex + " (" + s.serial + ")\n" +
+    H_NOT_BEFORE + String(s.notBefore) + "\n" +
+    H_NOT_AFTER + s.notAfter + " (" + (s.expired ? "EXPIRED" : s.timeLeft + " left") + ")\n" +
+    H_SANS + (sans === "" ? "(none)" : sans) + "\n" +
+    H_KEY_USAGE + list(s.keyUsage) + "\n" +
+    H_EXT_KEY_USAGE + list(s.extKeyUsage) + "\n" +
+    H_KEY + String(s.key) + "\n" +
+    H_CA + String(s.isCA) + "\n" +
+    H_SIGNATURE + String(s.signatureAlgorithm) + "\n" +
+    H_SPKI_PIN + String(s.spkiPin) + "\n";
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
