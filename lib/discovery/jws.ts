@@ -53,13 +53,15 @@ export function computeDetachedSignature(
  * ```
  */
 export function detachedSigner(content: string): (tokenId: string, tokenSecret: string) => string {
-  const payload = base64Url(content);
+  // The signing input is `<header>.<payload>`: the payload part is encoded to bytes once.
+  const payload = Buffer.from(`.${base64Url(content)}`, "latin1");
   return (tokenId, tokenSecret) => {
     const header = base64Url(jwsHeader(tokenId));
     const mac = createHmac("sha256", Buffer.from(tokenSecret, "utf8"))
-      .update(`${header}.${payload}`, "utf8")
-      .digest();
-    return `${header}..${base64Url(mac)}`;
+      .update(header, "latin1")
+      .update(payload)
+      .digest("base64url");
+    return `${header}..${mac}`;
   };
 }
 

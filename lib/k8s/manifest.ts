@@ -300,11 +300,28 @@ const SHALLOW = new WeakSet<unknown[]>();
 /** Thrown inside {@link simpleDocuments} when a line is not that simple. */
 const NOT_SIMPLE = new Error("not simple YAML");
 
+/** Code units of a plain word after its first letter (PLAIN_VALUE without spaces and colons). */
+const WORD_CHAR = new Uint8Array(128);
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+=@-") {
+  WORD_CHAR[c.charCodeAt(0)] = 1;
+}
+
+/** The common case of PLAIN_VALUE (a letter, then word characters only), without the regex. */
+function plainWord(v: string): boolean {
+  const c = v.charCodeAt(0);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  for (let i = 1; i < v.length; i++) {
+    const d = v.charCodeAt(i);
+    if (d >= 128 || WORD_CHAR[d] === 0) return false;
+  }
+  return true;
+}
+
 function simpleScalar(v: string): unknown {
-  if (PLAIN_VALUE.test(v)) {
+  if (plainWord(v) || PLAIN_VALUE.test(v)) {
     if (v === "true") return true;
     if (v === "false") return false;
-    if (YAML11_WORDS.has(v.toLowerCase())) throw NOT_SIMPLE;
+    if (v.length <= 5 && YAML11_WORDS.has(v.toLowerCase())) throw NOT_SIMPLE;
     return v;
   }
   if (QUOTED_VALUE.test(v)) return v.slice(1, -1);
@@ -677,6 +694,7 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
 export function goYamlLess(a: string, b: string): boolean {
   // Fast path for the usual keys, which first differ at a letter.
   if (orderIsCodePoint(a, b)) return a < b;
+  if (ASCII.test(a) && ASCII.test(b)) return goYamlLessAscii(a, b);
   const ar = [...a], br = [...b];
   for (let i = 0; i < ar.length && i < br.length; i++) {
     const ac = ar[i]!, bc = br[i]!;
@@ -702,6 +720,43 @@ export function goYamlLess(a: string, b: string): boolean {
     return ac < bc;
   }
   return ar.length < br.length;
+}
+
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const asciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const asciiDigit = (c: number) => c >= 48 && c <= 57;
+
+/** {@link goYamlLess} for ASCII keys, on char codes (the same steps, no arrays). */
+function goYamlLessAscii(a: string, b: string): boolean {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const ac = a.charCodeAt(i), bc = b.charCodeAt(i);
+    if (ac === bc) continue;
+    const al = asciiLetter(ac), bl = asciiLetter(bc);
+    if (al && bl) return ac < bc;
+    if (al || bl) return bl;
+    let an = 0, bn = 0;
+    if (ac === 48 || bc === 48) {
+      for (let j = i - 1; j >= 0 && asciiDigit(a.charCodeAt(j)); j--) {
+        if (a.charCodeAt(j) !== 48) {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i, bi = i;
+    for (; ai < a.length && asciiDigit(a.charCodeAt(ai)); ai++) {
+      an = an * 10 + a.charCodeAt(ai) - 48;
+    }
+    for (; bi < b.length && asciiDigit(b.charCodeAt(bi)); bi++) {
+      bn = bn * 10 + b.charCodeAt(bi) - 48;
+    }
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return ac < bc;
+  }
+  return a.length < b.length;
 }
 
 // Characters libyaml will not put in plain or single-quoted scalars.

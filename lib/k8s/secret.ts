@@ -63,6 +63,12 @@ export function decodeBase64Strict(text: string): string | undefined {
   // Fleets repeat most values (usages, groups, expirations): short ones are cached.
   const cached = decoded.get(text);
   if (cached !== undefined) return cached;
+  const ascii = text.length <= 128 ? decodeAsciiBase64(text) : undefined;
+  if (ascii !== undefined) {
+    if (decoded.size >= 4096) decoded.clear();
+    decoded.set(text, ascii);
+    return ascii;
+  }
   const bytes = decodeGoBase64(text);
   const out = bytes &&
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
@@ -74,6 +80,43 @@ export function decodeBase64Strict(text: string): string | undefined {
 }
 
 const decoded = new Map<string, string>();
+
+const SEXTET = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) {
+  SEXTET["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
+}
+
+/**
+ * The common case of {@link decodeBase64Strict} without buffers: padded
+ * standard base64 (no CR or LF) of ASCII text. `undefined` for anything
+ * else, which the general path then decodes or refuses. Bits after the last
+ * whole byte are ignored, as by the general path.
+ */
+function decodeAsciiBase64(text: string): string | undefined {
+  const n = text.length;
+  if (n % 4 !== 0) return undefined;
+  let pad = 0;
+  if (n > 0 && text.charCodeAt(n - 1) === 61) pad = text.charCodeAt(n - 2) === 61 ? 2 : 1;
+  const codes: number[] = [];
+  for (let i = 0; i < n; i += 4) {
+    const last = i + 4 === n;
+    const a = sextet(text, i), b = sextet(text, i + 1);
+    const c = last && pad === 2 ? 0 : sextet(text, i + 2);
+    const d = last && pad >= 1 ? 0 : sextet(text, i + 3);
+    if ((a | b | c | d) < 0) return undefined;
+    const bits = (a << 18) | (b << 12) | (c << 6) | d;
+    codes.push(bits >> 16);
+    if (!last || pad < 2) codes.push((bits >> 8) & 255);
+    if (!last || pad < 1) codes.push(bits & 255);
+  }
+  for (const c of codes) if (c >= 128) return undefined;
+  return String.fromCharCode(...codes);
+}
+
+function sextet(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c < 128 ? SEXTET[c]! : -1;
+}
 
 /**
  * Validates and decodes one Secret object. `source` (a file name) starts
@@ -87,50 +130,69 @@ const decoded = new Map<string, string>();
  * ```
  */
 export function decodeSecret(obj: unknown, source: string): DecodedSecret {
-  const fail = (why: string) => new InputError(`${source}: ${describeObject(obj)}: ${why}`);
   if (!isObject(obj)) throw new InputError(`${source}: not an object`);
-  if (obj.kind !== "Secret") throw fail("is not a Secret");
+  if (obj.kind !== "Secret") throw secretError(obj, source, "is not a Secret");
   if (obj.apiVersion !== undefined && obj.apiVersion !== "v1") {
-    throw fail(`apiVersion ${JSON.stringify(obj.apiVersion)} is not v1`);
+    throw secretError(obj, source, `apiVersion ${JSON.stringify(obj.apiVersion)} is not v1`);
   }
-  if (obj.metadata !== undefined && !isObject(obj.metadata)) throw fail("metadata is not a map");
+  if (obj.metadata !== undefined && !isObject(obj.metadata)) {
+    throw secretError(obj, source, "metadata is not a map");
+  }
   const meta = isObject(obj.metadata) ? obj.metadata : {};
-  const str = (v: unknown, field: string): string => {
-    if (v === undefined || v === null) return "";
-    if (typeof v !== "string") throw fail(`${field} is not a string`);
-    return v;
-  };
-  const name = str(meta.name, "metadata.name");
-  const namespace = str(meta.namespace, "metadata.namespace");
-  const type = str(obj.type, "type") || "Opaque";
+  const name = stringField(meta.name, obj, source, "metadata.name");
+  const namespace = stringField(meta.namespace, obj, source, "metadata.namespace");
+  const type = stringField(obj.type, obj, source, "type") || "Opaque";
   const data: Record<string, string> = {};
-  for (const [field, base64] of [["data", true], ["stringData", false]] as const) {
-    const map = obj[field];
-    if (map === undefined || map === null) continue;
-    if (!isObject(map)) throw fail(`${field} is not a map`);
-    for (const [key, value] of Object.entries(map)) {
-      if (value === null) {
-        setKey(data, key, "");
-        continue;
-      }
-      if (typeof value !== "string") throw fail(`${field}[${JSON.stringify(key)}] is not a string`);
-      if (!base64) {
-        setKey(data, key, value);
-        continue;
-      }
-      const decoded = decodeBase64Strict(value);
-      if (decoded === undefined) {
-        throw fail(`data[${JSON.stringify(key)}] is not valid base64`);
-      }
-      setKey(data, key, decoded);
-    }
-  }
+  decodeDataMap(obj, "data", data, source);
+  decodeDataMap(obj, "stringData", data, source);
   const out: DecodedSecret = { name, namespace, type, data };
   const deletion = meta.deletionTimestamp;
   if (deletion !== undefined && deletion !== null) {
-    out.deletionTimestamp = str(deletion, "metadata.deletionTimestamp");
+    out.deletionTimestamp = stringField(deletion, obj, source, "metadata.deletionTimestamp");
   }
   return out;
+}
+
+function secretError(obj: unknown, source: string, why: string): InputError {
+  return new InputError(`${source}: ${describeObject(obj)}: ${why}`);
+}
+
+function stringField(v: unknown, obj: unknown, source: string, field: string): string {
+  if (v === undefined || v === null) return "";
+  if (typeof v !== "string") throw secretError(obj, source, `${field} is not a string`);
+  return v;
+}
+
+/** Merges `obj[field]` into `data`: base64-decoded for `data`, as is for `stringData`. */
+function decodeDataMap(
+  obj: Record<string, unknown>,
+  field: "data" | "stringData",
+  data: Record<string, string>,
+  source: string,
+): void {
+  const map = obj[field];
+  if (map === undefined || map === null) return;
+  if (!isObject(map)) throw secretError(obj, source, `${field} is not a map`);
+  const base64 = field === "data";
+  for (const key of Object.keys(map)) {
+    const value = map[key];
+    if (value === null) {
+      setKey(data, key, "");
+      continue;
+    }
+    if (typeof value !== "string") {
+      throw secretError(obj, source, `${field}[${JSON.stringify(key)}] is not a string`);
+    }
+    if (!base64) {
+      setKey(data, key, value);
+      continue;
+    }
+    const decoded = decodeBase64Strict(value);
+    if (decoded === undefined) {
+      throw secretError(obj, source, `data[${JSON.stringify(key)}] is not valid base64`);
+    }
+    setKey(data, key, decoded);
+  }
 }
 
 // Plain assignment of "__proto__" would change the prototype instead of adding a key.

@@ -257,10 +257,20 @@ export type TokenExpiration =
  */
 export function tokenExpiration(value: string | undefined): TokenExpiration {
   if (value === undefined || value === "") return { kind: "never" };
+  // Fleets share expirations: the last one parsed is reused (results are only read).
+  if (value === lastExpiration.value) return lastExpiration.result;
   const r = parseGoTime(value);
-  if (!r.ok) return { kind: "unparseable", error: r.error };
-  return { kind: "at", time: goTimeOf(r.time), instant: r.time };
+  const result: TokenExpiration = r.ok
+    ? { kind: "at", time: goTimeOf(r.time), instant: r.time }
+    : { kind: "unparseable", error: r.error };
+  lastExpiration = { value, result };
+  return result;
 }
+
+let lastExpiration: { value: string; result: TokenExpiration } = {
+  value: "",
+  result: { kind: "never" },
+};
 
 /**
  * cluster-bootstrap's `HasExpired`: unparseable is expired; otherwise expired

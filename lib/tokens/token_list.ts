@@ -30,6 +30,11 @@ export interface ExpiryCache {
 
 /** One token's row, as kubeadm's `formatBootstrapToken`. */
 export function formatTokenRow(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): string {
+  return rowCells(t, now, cache).join("\t") + "\n";
+}
+
+/** The cells of {@link formatTokenRow}, before the tabs join them. */
+function rowCells(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): string[] {
   let ttl = "<forever>";
   let expires = "<never>";
   const e = t.expires;
@@ -62,9 +67,14 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date, cache?: Expir
   const usages = t.usages.join(",") || "<none>";
   const description = t.description || "<none>";
   const groups = t.groups.join(",") || "<none>";
-  return `${tokenString(t.token)}\t${padRight(ttl, 9)}\t${expires}\t${padRight(usages, 22)}\t${
-    padRight(description, 56)
-  }\t${groups}\n`;
+  return [
+    tokenString(t.token),
+    padRight(ttl, 9),
+    expires,
+    padRight(usages, 22),
+    padRight(description, 56),
+    groups,
+  ];
 }
 
 /**
@@ -82,11 +92,25 @@ export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: D
   const opts = { minwidth: 10, padding: 3 };
   let out = "";
   for (let i = 0; i < tokens.length; i++) {
-    const row = formatTokenRow(tokens[i]!, now, expiryCache);
+    const cells = rowCells(tokens[i]!, now, expiryCache);
+    if (i > 0 && !cells.some((c) => CELL_BREAK.test(c))) {
+      // What tabwriteRow does with the joined row, without joining and splitting it again.
+      let line = "";
+      for (let j = 0; j < cells.length - 1; j++) {
+        const cell = cells[j]!;
+        line += padRight(cell, Math.max(opts.minwidth, runeCount(cell) + opts.padding));
+      }
+      out += line + cells[cells.length - 1] + "\n";
+      continue;
+    }
+    const row = cells.join("\t") + "\n";
     out += i === 0 ? tabwrite(COLUMNS.join("\t") + "\n" + row, opts) : tabwriteRow(row, opts);
   }
   return out;
 }
+
+/** Characters that end a cell or a line for the tabwriter. */
+const CELL_BREAK = /[\t\v\n\f]/;
 
 /**
  * `tabwrite` of one line on its own (a tabwriter with nothing to align it
