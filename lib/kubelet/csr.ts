@@ -31,15 +31,8 @@ import {
 } from "../pki/der.ts";
 import { InputError } from "../base/errors.ts";
 import { decodePem, encodePem } from "../pki/pem.ts";
-import {
-  emptySans,
-  EXT,
-  type Extension,
-  goParseSan,
-  sanExtension,
-  type Sans,
-  sansEmpty,
-} from "../pki/pkix.ts";
+import { goName, sanExtension } from "../pki/pkix_encode.ts";
+import { emptySans, EXT, type Extension, goParseSan, type Sans, sansEmpty } from "../pki/pkix.ts";
 import {
   goParsePublicKey,
   goPublicKeyAlgorithm,
@@ -53,7 +46,6 @@ import {
   decodeUtf8,
   emptyName,
   fillName,
-  goName,
   isIa5,
   isPrintableByte,
   type Name,

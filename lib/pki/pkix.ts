@@ -8,8 +8,6 @@
  * @module
  */
 
-import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
-import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { isIP, isIPv4, isIPv6 } from "node:net";
 import { DerCursor, integerValue, latin1, Tag } from "./der.ts";
@@ -290,34 +288,6 @@ export function goParseSan(value: Uint8Array): { sans: Sans; ipBytes: Uint8Array
   return { sans: out, ipBytes, any: !sansEmpty(out) };
 }
 
-/**
- * The subjectAltName extension for `s` as Go's `marshalSANs` writes it: DNS,
- * email, IP (IPv4 as 4 bytes), URI.
- */
-export function sanExtension(s: Sans, critical: boolean): asn1X509.Extension {
-  const names: asn1X509.GeneralName[] = [];
-  for (const d of s.dns) names.push(new asn1X509.GeneralName({ dNSName: d }));
-  for (const e of s.emails) names.push(new asn1X509.GeneralName({ rfc822Name: e }));
-  for (const ip of s.ips) {
-    const b = parseIp(ip);
-    if (!b) throw new InputError(`invalid IP address ${JSON.stringify(ip)}`);
-    names.push(new asn1X509.GeneralName({ iPAddress: formatIp(b) }));
-  }
-  for (const u of s.uris) {
-    names.push(new asn1X509.GeneralName({ uniformResourceIdentifier: u }));
-  }
-  return extension(EXT.subjectAltName, critical, new asn1X509.SubjectAlternativeName(names));
-}
-
-/** One extension whose value is the DER of the ASN.1 object `value`. */
-export function extension(oid: string, critical: boolean, value: object): asn1X509.Extension {
-  return new asn1X509.Extension({
-    extnID: oid,
-    critical,
-    extnValue: new OctetString(AsnConvert.serialize(value)),
-  });
-}
-
 /** Well-known extension OIDs. */
 export const EXT = {
   subjectKeyId: "2.5.29.14",
@@ -333,32 +303,6 @@ export interface Extension {
   oid: string;
   critical: boolean;
   value: Uint8Array;
-}
-
-/** Parses DER with an ASN.1 schema; errors become `InputError`s naming `what`. */
-export function parseAsn<T>(der: Uint8Array, type: new () => T, what: string): T {
-  try {
-    return AsnConvert.parse(der as BufferSource, type);
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(`malformed ${what}`);
-  }
-}
-
-/** Lists parsed extensions; Go refuses a certificate with one extension twice. */
-export function extensionList(list: readonly asn1X509.Extension[] | undefined): Extension[] {
-  const out: Extension[] = [];
-  const seen = new Set<string>();
-  for (const e of list ?? []) {
-    if (seen.has(e.extnID)) throw new InputError(`duplicate extension ${e.extnID}`);
-    seen.add(e.extnID);
-    out.push({
-      oid: e.extnID,
-      critical: e.critical,
-      value: new Uint8Array(e.extnValue.buffer),
-    });
-  }
-  return out;
 }
 
 /** Reads a keyUsage value into Go's bit mask (bit i = KU bit i), as `parseKeyUsageExtension`. */

@@ -5,8 +5,6 @@
  * @module
  */
 
-import { AsnConvert } from "@peculiar/asn1-schema";
-import * as asn1X509 from "@peculiar/asn1-x509";
 import { Buffer } from "node:buffer";
 import { DerCursor, latin1, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
@@ -70,46 +68,8 @@ export function emptyName(): Name {
 }
 
 /** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
-function isPrintable(s: string): boolean {
+export function isPrintable(s: string): boolean {
   return /^[A-Za-z0-9 '()+,\-./:=?*]*$/.test(s);
-}
-
-/**
- * Builds a name as Go's `Name.ToRDNSequence` + `asn1.Marshal` do: C, ST, L,
- * STREET, POSTALCODE, O, OU, CN, SERIALNUMBER, several values of one type in
- * one multi-valued RDN (a DER SET, so sorted by encoding), each value a
- * PrintableString when it can be, else a UTF8String; other attributes are
- * dropped.
- */
-export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): asn1X509.Name {
-  const asn = new asn1X509.Name();
-  const add = (values: string[], type: string) => {
-    if (values.length === 0) return;
-    const atvs = values.map((v) =>
-      new asn1X509.AttributeTypeAndValue({
-        type,
-        value: new asn1X509.AttributeValue(
-          isPrintable(v) ? { printableString: v } : { utf8String: v },
-        ),
-      })
-    );
-    if (atvs.length > 1) {
-      const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
-      keyed.sort((x, y) => Buffer.compare(x.der, y.der));
-      atvs.splice(0, atvs.length, ...keyed.map((k) => k.a));
-    }
-    asn.push(new asn1X509.RelativeDistinguishedName(atvs));
-  };
-  add(n.country, NAME_OIDS.country);
-  add(n.province, NAME_OIDS.province);
-  add(n.locality, NAME_OIDS.locality);
-  add(n.streetAddress, NAME_OIDS.streetAddress);
-  add(n.postalCode, NAME_OIDS.postalCode);
-  add(n.organization, NAME_OIDS.organization);
-  add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
-  if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
-  if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
-  return asn;
 }
 
 const oidDer = new Map<string, Uint8Array>();

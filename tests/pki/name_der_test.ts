@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { AsnConvert } from "@peculiar/asn1-schema";
-import { emptyName, goName, goNameDer } from "../../lib/pki/pkix_name.ts";
+import { emptyName, goNameDer } from "../../lib/pki/pkix_name.ts";
+import { goName } from "../../lib/pki/pkix_encode.ts";
 
 const VALUES = ["", "a", "system:nodes", "x&y", "é", "ü*", "Zz 9'()+,-./:=?", "日本", "a\u0000b"];
 
