@@ -9,12 +9,11 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
 import * as asn1X509 from "@peculiar/asn1-x509";
 import { InputError } from "../base/errors.ts";
 import { EXT, formatIp, parseIp, type Sans } from "./pkix.ts";
-import { isPrintable, type Name, NAME_OIDS } from "./pkix_name.ts";
+import { goNameDer, type Name } from "./pkix_name.ts";
 
 /**
  * The subjectAltName extension for `s` as Go's `marshalSANs` writes it: DNS,
@@ -45,39 +44,11 @@ export function extension(oid: string, critical: boolean, value: object): asn1X5
 }
 
 /**
- * Builds a name as Go's `Name.ToRDNSequence` + `asn1.Marshal` do: C, ST, L,
- * STREET, POSTALCODE, O, OU, CN, SERIALNUMBER, several values of one type in
- * one multi-valued RDN (a DER SET, so sorted by encoding), each value a
- * PrintableString when it can be, else a UTF8String; other attributes are
- * dropped.
+ * The subject name as an `@peculiar/asn1-x509` object, for the builders
+ * that take one: {@link goNameDer}'s bytes (Go's `ToRDNSequence` +
+ * `asn1.Marshal` order and string types) read back, so the order and the
+ * string choice are written once.
  */
 export function goName(n: Pick<Name, Exclude<keyof Name, "rdns">>): asn1X509.Name {
-  const asn = new asn1X509.Name();
-  const add = (values: string[], type: string) => {
-    if (values.length === 0) return;
-    const atvs = values.map((v) =>
-      new asn1X509.AttributeTypeAndValue({
-        type,
-        value: new asn1X509.AttributeValue(
-          isPrintable(v) ? { printableString: v } : { utf8String: v },
-        ),
-      })
-    );
-    if (atvs.length > 1) {
-      const keyed = atvs.map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }));
-      keyed.sort((x, y) => Buffer.compare(x.der, y.der));
-      atvs.splice(0, atvs.length, ...keyed.map((k) => k.a));
-    }
-    asn.push(new asn1X509.RelativeDistinguishedName(atvs));
-  };
-  add(n.country, NAME_OIDS.country);
-  add(n.province, NAME_OIDS.province);
-  add(n.locality, NAME_OIDS.locality);
-  add(n.streetAddress, NAME_OIDS.streetAddress);
-  add(n.postalCode, NAME_OIDS.postalCode);
-  add(n.organization, NAME_OIDS.organization);
-  add(n.organizationalUnit, NAME_OIDS.organizationalUnit);
-  if (n.commonName) add([n.commonName], NAME_OIDS.commonName);
-  if (n.serialNumber) add([n.serialNumber], NAME_OIDS.serialNumber);
-  return asn;
+  return AsnConvert.parse(goNameDer(n) as BufferSource, asn1X509.Name);
 }

@@ -68,7 +68,7 @@ export function emptyName(): Name {
 }
 
 /** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
-export function isPrintable(s: string): boolean {
+function isPrintable(s: string): boolean {
   return /^[A-Za-z0-9 '()+,\-./:=?*]*$/.test(s);
 }
 
@@ -76,8 +76,11 @@ const oidDer = new Map<string, Uint8Array>();
 const utf8 = new TextEncoder();
 
 /**
- * The DER of {@link goName}'s name, encoded directly (the same bytes as
- * serialising `goName(n)`, without the schema library per name).
+ * A subject name's DER as Go's `Name.ToRDNSequence` + `asn1.Marshal` write
+ * it: C, ST, L, STREET, POSTALCODE, O, OU, CN, SERIALNUMBER, several values
+ * of one type in one multi-valued RDN (a DER SET, so sorted by encoding),
+ * each a PrintableString when it can be, else a UTF8String; other attributes
+ * dropped. `goName` in pkix_encode.ts reads these bytes back as an object.
  */
 export function goNameDer(n: Pick<Name, Exclude<keyof Name, "rdns">>): Uint8Array {
   const rdns: Uint8Array[] = [];
