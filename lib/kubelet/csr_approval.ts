@@ -21,10 +21,9 @@ import {
   parseAddr,
 } from "./approval_policy.ts";
 import { type Csr, NOT_A_CSR, parseCsrDer } from "./csr.ts";
-import { type CsrObject, readCsrObject, withStatus } from "./csr_object.ts";
+import { type CsrObject, readCsrObject, storedCondition, withStatus } from "./csr_object.ts";
 import type { KubeObject } from "../k8s/manifest.ts";
 import { isObject } from "../base/object.ts";
-import { formatRfc3339 } from "../go/time.ts";
 import { decodePem } from "../pki/pem.ts";
 import {
   KUBELET_CLIENT_SIGNER,
@@ -80,27 +79,6 @@ export const CONDITIONS = {
     message: "This CSR was denied by kubectl certificate deny.",
   },
 } as const;
-
-/**
- * A condition as stored after the `/approval` update: status "True",
- * lastUpdateTime from the approver's clock, and lastTransitionTime, which
- * approvers leave empty and kube-apiserver sets to the same instant for a
- * new condition (`populateConditionTimestamps`).
- */
-export function approvalCondition(
-  c: { type: string; reason: string; message: string },
-  now: Date,
-): Record<string, unknown> {
-  const t = formatRfc3339(now);
-  return {
-    lastTransitionTime: t,
-    lastUpdateTime: t,
-    message: c.message,
-    reason: c.reason,
-    status: "True",
-    type: c.type,
-  };
-}
 
 /** What to do with one CSR. */
 export interface ApprovalDecision {
@@ -308,7 +286,7 @@ export function approveObject(
     (decision.action === "deny" && deny && !p.skipDenyStep);
   if (!add || decision.condition === undefined) return { obj, decision, label, changed: false };
   return {
-    obj: withStatus(obj, [approvalCondition(decision.condition, now)]),
+    obj: withStatus(obj, [storedCondition(decision.condition, now)]),
     decision,
     label,
     changed: true,

@@ -141,26 +141,39 @@ export function hasCondition(c: CsrObject, type: string): boolean {
   return c.conditions.some((x) => x.type === type && (x.status === "True" || !x.status));
 }
 
+/**
+ * A condition as kube-apiserver stores it: status "True", lastUpdateTime from
+ * the writer's clock, and lastTransitionTime, which approvers and signers leave
+ * empty and the CSR strategies' `populateConditionTimestamps` set to the same
+ * instant for a new condition (on the /approval and the /status update alike).
+ */
+export function storedCondition(
+  c: { type: string; reason: string; message: string },
+  now: Date,
+): Record<string, unknown> {
+  const t = formatRfc3339(now);
+  return {
+    lastTransitionTime: t,
+    lastUpdateTime: t,
+    message: c.message,
+    reason: c.reason,
+    status: "True",
+    type: c.type,
+  };
+}
+
 /** The condition `kubectl certificate approve` adds. */
 export function approvedCondition(now: Date): Record<string, unknown> {
-  return {
-    lastUpdateTime: formatRfc3339(now),
-    message: "This CSR was approved by kubectl certificate approve.",
-    reason: "KubectlApprove",
-    status: "True",
+  return storedCondition({
     type: "Approved",
-  };
+    reason: "KubectlApprove",
+    message: "This CSR was approved by kubectl certificate approve.",
+  }, now);
 }
 
 /** The condition the signer adds when its validator refuses a CSR. */
 export function failedCondition(now: Date, message: string): Record<string, unknown> {
-  return {
-    lastUpdateTime: formatRfc3339(now),
-    message,
-    reason: "SignerValidationFailure",
-    status: "True",
-    type: "Failed",
-  };
+  return storedCondition({ type: "Failed", reason: "SignerValidationFailure", message }, now);
 }
 
 /**

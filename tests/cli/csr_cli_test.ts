@@ -171,7 +171,9 @@ Deno.test("CLI csr sign: object in, --approve adds kubectl's Approved condition 
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, "");
     const obj = JSON.parse(r.stdout);
+    // kube-apiserver's populateConditionTimestamps fills lastTransitionTime for a new condition.
     assert.deepEqual(obj.status.conditions, [{
+      lastTransitionTime: NOW,
       lastUpdateTime: NOW,
       message: "This CSR was approved by kubectl certificate approve.",
       reason: "KubectlApprove",

@@ -444,6 +444,7 @@ Deno.test({
       const conds = (out.obj.status as { conditions: Record<string, unknown>[] }).conditions;
       if (r.want.stage === "signer") {
         assert.deepEqual(conds.at(-1), {
+          lastTransitionTime: "2026-11-22T00:00:00Z",
           lastUpdateTime: "2026-11-22T00:00:00Z",
           message: r.want.reason,
           reason: "SignerValidationFailure",
