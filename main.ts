@@ -7,7 +7,6 @@
  */
 
 import process from "node:process";
-import { isatty } from "node:tty";
 import { type Io, reportInternalError, run } from "./cli.ts";
 import { ExitCode } from "./lib/base/errors.ts";
 
@@ -29,14 +28,30 @@ function writeProgress(status: string): void {
   process.stderr.write(`\r${status}\x1b[K`);
 }
 
+/**
+ * Which of stdin, stdout, stderr are terminals. Not process.stdin.isTTY: making process.stdin
+ * would turn fd 0 non-blocking under the synchronous reads of commands/_io.ts. Under Deno its
+ * own isTerminal(); node:tty only on Node (the binary), where it is built in: loading Deno's
+ * node:tty (net, dns, os…) costs a start-up more than the rest of `--version`.
+ */
+async function terminals(): Promise<NonNullable<Io["isTTY"]>> {
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  if (deno) {
+    return {
+      stdin: deno.stdin.isTerminal(),
+      stdout: deno.stdout.isTerminal(),
+      stderr: deno.stderr.isTerminal(),
+    };
+  }
+  const { isatty } = await import("node:tty");
+  return { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) };
+}
+
 const io: Io = {
   stdout: (text) => void process.stdout.write(text),
   stderr: writeStderrLine,
   progress: writeProgress,
   env: process.env,
-  // isatty, not process.stdin.isTTY: making process.stdin would turn fd 0 non-blocking under
-  // the synchronous reads of commands/_io.ts.
-  isTTY: { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) },
 };
 
 // A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools.
@@ -54,6 +69,6 @@ const fatal = (e: unknown) => {
 process.on("uncaughtException", fatal);
 process.on("unhandledRejection", fatal);
 
-run(process.argv.slice(2), io).then((code) => {
+terminals().then((isTTY) => run(process.argv.slice(2), { ...io, isTTY })).then((code) => {
   process.exitCode = code;
 });
