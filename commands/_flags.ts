@@ -142,6 +142,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     ),
     def("ip", "ADDR", "IP SAN, repeatable", { multiple: true }),
     def("key", "FILE", "private key that must match (PEM)"),
+    def(
+      "join-file",
+      "FILE",
+      "write the join command (it holds the token) to FILE, 0600 (missing directories created 0700)",
+    ),
     def("key-type", "TYPE", "key algorithm"),
     def("kubelet-arg", "NAME=VALUE", "kubelet extra argument (name without dashes), repeatable", {
       multiple: true,

@@ -63,22 +63,16 @@ const FLAGS = flagSet("init", [
     "with-discovery-file",
     "with --out-dir: also write discovery.conf, the kubeconfig\nfor 'kubeadm join --discovery-file' (server and CA as\ncluster-info holds them, no credentials: the node gives\n--tls-bootstrap-token), read back with kubeadm's rules",
   ],
+  [
+    "join-file",
+    "without --out-dir: write the join command (it holds the\ntoken) to FILE, 0600 (missing directories created 0700)",
+  ],
   "force",
 ]);
 
-/** `--join-file` is init's own until the vocabulary has it; its help row is aligned with the rest. */
-const JOIN_FILE_HELP = (() => {
-  const first = FLAGS.help.split("\n").find((l) => l.includes("--server URL")) ?? "";
-  const col = /^(\s+(?:-o, )?--server URL\s+)/.exec(first)?.[1]?.length ?? 24;
-  const lead = "      --join-file FILE";
-  return `${lead.padEnd(col)}without --out-dir: write the join command (it holds the\n${
-    " ".repeat(col)
-  }token) to FILE, 0600 (missing directories created 0700)\n`;
-})();
-
 export const command: Command = {
   name: "init",
-  options: { ...FLAGS.options, "join-file": { type: "string" } },
+  options: FLAGS.options,
   help: `Render the whole bootstrap-token phase of 'kubeadm init', offline.
 
 Produces, for 'kubectl apply -f', in kubeadm's creation order:
@@ -119,7 +113,7 @@ Usage:
   joinkit init --server https://HOST:PORT --ca CA.crt --token T [flags] | kubectl apply -f -
   joinkit init --server https://HOST:PORT --ca CA.crt --join-file FILE [flags] | kubectl apply -f -
 
-${FLAGS.help}${JOIN_FILE_HELP}
+${FLAGS.help}
 ${EXIT_CODES}
 
 Examples:
