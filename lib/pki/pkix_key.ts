@@ -1,16 +1,13 @@
 /**
- * Describing a SubjectPublicKeyInfo: key type, size and curve, read with the
- * `@peculiar/asn1-*` schemas (SPKI, EC parameters, RSA public key).
+ * Describing a SubjectPublicKeyInfo: key type, size and curve, read with
+ * joinkit's DER reader (`der.ts`), and Go's `parsePublicKey` rules for the
+ * certificate and CSR parsers. Loads no ASN.1 library: `ca hash` and
+ * `join-command` parse every CA certificate through here at start-up.
  *
  * @module
  */
 
-import { ECParameters } from "@peculiar/asn1-ecc";
-import { RSAPublicKey } from "@peculiar/asn1-rsa";
-import { AsnConvert } from "@peculiar/asn1-schema";
-import { SubjectPublicKeyInfo } from "@peculiar/asn1-x509";
-import { Buffer } from "node:buffer";
-import { DerCursor, Tag, type Tlv } from "./der.ts";
+import { DerCursor, oidString, Tag, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
 
 /** What a SubjectPublicKeyInfo holds. */
@@ -52,71 +49,43 @@ function bitLength(m: Uint8Array): number {
   return m.length - i === 0 ? 0 : (m.length - i - 1) * 8 + (32 - Math.clz32(m[i]!));
 }
 
-const curveMemo = new Map<string, string | undefined>();
-
-/** The named-curve OID of EC parameters (remembered: a batch repeats a few curves). */
-function namedCurve(params: ArrayBuffer): string | undefined {
-  const key = Buffer.from(params).toString("latin1");
-  if (curveMemo.has(key)) return curveMemo.get(key);
-  let named: string | undefined;
-  try {
-    named = AsnConvert.parse(params, ECParameters).namedCurve;
-  } catch {
-    named = undefined; // Go: an unknown curve, not a parse error
-  }
-  if (curveMemo.size >= 64) curveMemo.clear();
-  curveMemo.set(key, named);
-  return named;
-}
-
 /**
- * Describes a parsed SubjectPublicKeyInfo whose DER is `der` (or made by
- * `der()` when first asked for).
+ * Describes a DER SubjectPublicKeyInfo (any algorithm; the key itself is
+ * read only for an RSA modulus size). Throws `InputError` when it is not one.
  */
-export function describeAsnSpki(
-  asn: SubjectPublicKeyInfo,
-  der: Uint8Array | (() => Uint8Array),
-): KeyInfo {
-  const a = asn.algorithm.algorithm;
-  const type = KEY_ALGS[a] ?? a;
+export function describeSpki(spki: Uint8Array): KeyInfo {
+  const seq = DerCursor.all(spki).enter(Tag.SEQUENCE);
+  const ai = seq?.enter(Tag.SEQUENCE);
+  const oid = ai?.readOid();
+  if (!ai || oid === undefined) {
+    throw new InputError("malformed subject public key info: no algorithm identifier");
+  }
+  const params = ai.empty() ? undefined : ai.readAny();
+  const key = seq!.readBitString();
+  if (!key) throw new InputError("malformed subject public key info: no subjectPublicKey");
+  const type = KEY_ALGS[oid] ?? oid;
   let bits = 0;
   let curve: string | undefined;
-  try {
-    if (type === "RSA") {
-      bits = bitLength(
-        new Uint8Array(AsnConvert.parse(asn.subjectPublicKey, RSAPublicKey).modulus),
-      );
+  if (type === "RSA") {
+    // RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }
+    const rsa = DerCursor.all(key.bytes).enter(Tag.SEQUENCE);
+    const n = rsa?.read(Tag.INTEGER);
+    if (!rsa || !n || !rsa.read(Tag.INTEGER)) {
+      throw new InputError(`malformed ${type} public key: not an RSAPublicKey`);
     }
-  } catch (e) {
-    throw new InputError(`malformed ${type} public key: ${(e as Error).message}`);
+    bits = bitLength(rsa.content(n));
   }
   if (type === "ECDSA") {
-    const p = asn.algorithm.parameters;
-    const c = p ? CURVES[namedCurve(p) ?? ""] : undefined;
+    // A named curve (an OID); any other parameters are an unknown curve, as in Go.
+    const named = params?.tag === Tag.OID
+      ? oidString(spki.subarray(params.contentStart, params.end))
+      : undefined;
+    const c = CURVES[named ?? ""];
     curve = c?.name ?? "unknown";
     bits = c?.bits ?? 0;
   }
   if (type === "Ed25519") bits = 256;
-  let spki = typeof der === "function" ? undefined : der;
-  return {
-    type,
-    bits,
-    ...(curve === undefined ? {} : { curve }),
-    get spki() {
-      return (spki ??= (der as () => Uint8Array)());
-    },
-  };
-}
-
-/** Describes a DER SubjectPublicKeyInfo. */
-export function describeSpki(spki: Uint8Array): KeyInfo {
-  let asn: SubjectPublicKeyInfo;
-  try {
-    asn = AsnConvert.parse(spki as BufferSource, SubjectPublicKeyInfo);
-  } catch (e) {
-    throw new InputError(`malformed subject public key info: ${(e as Error).message}`);
-  }
-  return describeAsnSpki(asn, spki);
+  return { type, bits, ...(curve === undefined ? {} : { curve }), spki };
 }
 
 /** Key type and size as text, e.g. `ECDSA P-256`, `RSA 2048`, `Ed25519`. */

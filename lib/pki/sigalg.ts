@@ -1,15 +1,16 @@
 /**
- * X.509 signature algorithms, on `@peculiar/x509`'s algorithm provider and
- * signature formatters with WebCrypto: checking a signature made by a
- * SubjectPublicKeyInfo (RSA PKCS#1 v1.5 and PSS, ECDSA, Ed25519) with Go's
- * reasons, naming algorithms as Go does, and picking the algorithm Go's
- * `x509` signs with for a key.
+ * X.509 signature algorithms: reading a signature AlgorithmIdentifier as Go
+ * names it, and checking a signature made by a SubjectPublicKeyInfo (RSA
+ * PKCS#1 v1.5 and PSS, ECDSA, Ed25519) with WebCrypto and Go's reasons.
+ *
+ * Reading loads no library (the certificate parser names every certificate's
+ * algorithm at start-up); only {@link checkSignature} loads `@peculiar/x509`
+ * (its ECDSA signature formatter), when it checks an ECDSA signature.
  *
  * @module
  */
 
 import { Buffer } from "node:buffer";
-import type { AlgorithmIdentifier as AsnAlgorithmIdentifier } from "@peculiar/asn1-x509";
 import type { KeyInfo } from "./pkix_key.ts";
 import {
   goAlgorithmIdentifier,
@@ -18,7 +19,6 @@ import {
   goParseInt64,
   goTagAndLength,
 } from "./der.ts";
-import { x509 } from "./x509.ts";
 
 /** A signature algorithm as read: its OID and the WebCrypto form (hash, PSS salt). */
 export interface SigAlg {
@@ -65,23 +65,6 @@ const FAMILY: Record<string, "RSA" | "RSA-PSS" | "ECDSA" | "Ed25519"> = {
 };
 
 const hashName = (h: Algorithm | string | undefined) => typeof h === "string" ? h : h?.name;
-
-let provider: x509.AlgorithmProvider | undefined;
-const algorithms = {
-  toWebAlgorithm: (a: AsnAlgorithmIdentifier) =>
-    (provider ??= new x509.AlgorithmProvider()).toWebAlgorithm(a),
-};
-
-/** Reads an ASN.1 AlgorithmIdentifier with the library's algorithm provider. */
-export function readSigAlg(asn: AsnAlgorithmIdentifier): SigAlg {
-  let web: SigAlg["web"];
-  try {
-    web = algorithms.toWebAlgorithm(asn) as SigAlg["web"];
-  } catch {
-    web = { name: asn.algorithm };
-  }
-  return { oid: asn.algorithm, web: web ?? { name: asn.algorithm } };
-}
 
 /**
  * Go's name of a signature algorithm (e.g. `ECDSA-SHA256`, `SHA256-RSAPSS`),
@@ -150,6 +133,7 @@ export async function checkSignature(s: Signed, key: KeyInfo): Promise<string | 
   } else params = { name: "Ed25519" };
   let sig: BufferSource | null = s.signature as BufferSource;
   if (family === "ECDSA") {
+    const { x509 } = await import("./x509.ts");
     try {
       sig = new x509.AsnEcSignatureFormatter().toWebSignature(params, s.signature as BufferSource);
     } catch {
