@@ -10,7 +10,7 @@
  * written to bench/RESULTS.md with the date, `nproc` and the load average.
  *
  * Usage: deno run -A bench/bench.ts [--runs N] [--loop-runs N] [--n 1000]
- *        [--fleet 1000,10000] [--tokens 100000] [--no-write]
+ *        [--fleet 1000,10000] [--tokens 100000] [--mem 100000] [--no-write]
  * (smaller numbers are for trying the bench out; RESULTS.md is for the defaults)
  *
  * Cases whose command does not exist yet print "n/a (command missing)".
@@ -39,6 +39,7 @@ const { values: opts } = parseArgs({
     n: { type: "string", default: "1000" },
     fleet: { type: "string", default: "1000,10000" },
     tokens: { type: "string", default: "100000" },
+    mem: { type: "string", default: "100000" },
   },
 });
 /** CSRs and certificates per throughput case (tokens: 10×). */
@@ -50,6 +51,10 @@ const LOOP_RUNS = Math.max(1, Number(opts["loop-runs"]));
 const FLEET = opts.fleet.split(",").map(Number).filter((n) => n > 0).sort((a, b) => a - b);
 /** Tokens for the `token create`/`token list` budget rows. */
 const BIG_TOKENS = Math.max(1, Number(opts.tokens));
+/** Objects per bounded-memory row (0: no such rows); each runs once. */
+const MEM_OBJECTS = Math.max(0, Number(opts.mem));
+/** Issue 13: 100,000 objects (hundreds of MB) in under 512 MiB. */
+const MEM_BUDGET_MIB = 512;
 
 function note(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -592,6 +597,131 @@ function goCases(anchor: string, work: string): void {
   }
 }
 
+/**
+ * A bounded-memory case: one run (after no warm-up: these take minutes),
+ * judged on its peak RSS.
+ */
+function memCase(name: string, needs: string[], run: () => Run): void {
+  const target = `peak RSS < ${MEM_BUDGET_MIB} MiB`;
+  const missing = needs.filter((n) => !haveCommand(n));
+  if (missing.length) return missingRow(name, "—", target, missing);
+  try {
+    const a = timeOnce(run());
+    rows.push({
+      ...EMPTY,
+      name,
+      wall: ms(a.wall),
+      cpu: maybeMs(a.cpu),
+      rss: mib(a.rss),
+      baseline: "—",
+      target,
+      met: a.rss === undefined
+        ? "n/a (no GNU time)"
+        : a.rss < MEM_BUDGET_MIB * 1024
+        ? "yes"
+        : "**no**",
+    });
+  } catch (e) {
+    failRow(name, "—", target, e);
+  }
+}
+
+/**
+ * A token-create `---` stream rewritten as one kubectl-shaped YAML List
+ * (`items:` at the left margin, a `- ` line per item), as `kubectl get -o yaml` prints it.
+ */
+function yamlListOf(stream: string): string {
+  const docs = stream.split(/^---\n/m).filter((d) => d.trim() !== "");
+  const items = docs.map((d) =>
+    d.trimEnd().split("\n").map((l, i) => (i === 0 ? "- " : "  ") + l).join("\n")
+  );
+  return `apiVersion: v1\nitems:\n${
+    items.join("\n")
+  }\nkind: List\nmetadata:\n  resourceVersion: ""\n`;
+}
+
+/**
+ * Issue 13's bounded memory: MEM_OBJECTS CSRs, certificates and token Secrets
+ * through the bulk commands, each run once, judged on peak RSS. The Go anchor
+ * makes the CSRs and certificates; the certificates are split one per file
+ * (every input file is capped at 16 MiB, a directory of 100,000 files is not).
+ */
+function memCases(anchor: string | undefined, work: string): void {
+  const n = MEM_OBJECTS;
+  if (n === 0) return;
+  const jk = (args: string[]): Argv => [BIN, ...args];
+  if (anchor) {
+    const dir = path.join(work, `mem-${n}`);
+    makeFleet(anchor, n, dir);
+    const f = (name: string) => path.join(dir, name);
+    const certs = f("certs");
+    fs.mkdirSync(certs);
+    const pems = fs.readFileSync(f("certs.pem"), "utf8").match(
+      /-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----\n/g,
+    ) ?? [];
+    pems.forEach((p, i) =>
+      fs.writeFileSync(path.join(certs, `${String(i).padStart(6, "0")}.crt`), p)
+    );
+    fs.rmSync(f("certs.pem"));
+    memCase(`binary: csr sign, ${n} CSRs (a List, --approve -o yaml)`, ["csr sign"], () => ({
+      argv: jk([
+        "csr",
+        "sign",
+        f("csrs.yaml"),
+        "--ca",
+        f("ca.crt"),
+        "--ca-key",
+        f("ca.key"),
+        "--approve",
+        "-o",
+        "yaml",
+      ]),
+      cwd: work,
+    }));
+    memCase(`binary: csr inspect, ${n} CSRs (a List, -o json)`, ["csr inspect"], () => ({
+      argv: jk(["csr", "inspect", f("csrs.yaml"), "-o", "json"]),
+      cwd: work,
+    }));
+    memCase(`binary: cert verify, ${n} certs (a directory)`, ["cert verify"], () => ({
+      argv: jk(["cert", "verify", certs, "--ca", f("ca.crt")]),
+      cwd: work,
+    }));
+    memCase(`binary: cert inspect, ${n} certs (a directory, -o json)`, ["cert inspect"], () => ({
+      argv: jk(["cert", "inspect", certs, "-o", "json"]),
+      cwd: work,
+    }));
+    fs.rmSync(dir, { recursive: true, force: true });
+  } else note("bounded-memory CSR and certificate rows skipped: they need the Go anchor's fleet");
+  const stream = path.join(work, `mem-secrets-${n}.yaml`);
+  const list = path.join(work, `mem-secrets-${n}-list.yaml`);
+  memCase(
+    `binary: token list, ${n} token Secrets (one YAML List)`,
+    ["token list", "token create"],
+    () => {
+      const out = fs.openSync(stream, "w");
+      execFileSync(BIN, ["token", "create", "--count", String(n)], {
+        cwd: work,
+        stdio: ["ignore", out, "inherit"],
+      });
+      fs.closeSync(out);
+      fs.writeFileSync(list, yamlListOf(fs.readFileSync(stream, "utf8")));
+      return { argv: jk(["token", "list", list]), cwd: work };
+    },
+  );
+  memCase(
+    `binary: token check --secrets, ${n} token Secrets (the last one's token)`,
+    ["token check", "token create"],
+    () => {
+      // The stream's last Secret: the authenticator reads every Secret before it looks.
+      const text = fs.readFileSync(stream, "utf8");
+      const last = (key: string) =>
+        atob([...text.matchAll(new RegExp(`^  ${key}: (\\S+)$`, "gm"))].at(-1)![1]!);
+      const token = `${last("token-id")}.${last("token-secret")}`;
+      return { argv: jk(["token", "check", token, "--secrets", stream]), cwd: work };
+    },
+  );
+}
+
 /** The 1, 5 and 15 minute load averages (the machine may be shared). */
 function loadavg(): string {
   return os.loadavg().map((x) => x.toFixed(2)).join(" ");
@@ -735,6 +865,7 @@ async function main(): Promise<void> {
 
     // Fleet operations against Go's crypto/x509 in one process (issue 13's yardstick).
     if ("bin" in anchor) goCases(anchor.bin, work);
+    memCases("bin" in anchor ? anchor.bin : undefined, work);
 
     // openssl spawns once per file: time the loop over a sample and scale it
     // (its cost is linear in the files), to keep the bench within minutes.
