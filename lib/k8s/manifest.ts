@@ -363,6 +363,8 @@ export function toYamlByLibrary(value: unknown): string {
 // for Go's resolver unless it is a keyword or a bare exponent.
 const PLAIN = /^[A-Za-z](?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))*(?: (?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))+)*$/;
 const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;
+/** PLAIN without spaces or colons (what base64 matches): a simpler pattern, several times faster. */
+const PLAIN_WORD = /^[A-Za-z][A-Za-z0-9._/+=@-]*$/;
 const KEYWORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
 const EXPONENT = /^[eE][-+]?[0-9]+$/;
 
@@ -370,7 +372,11 @@ const scalarCache = new Map<string, string | null>();
 
 /** A string scalar as it follows `key: ` or `- `, or null when not on one line. */
 function yamlScalar(value: string): string | null {
-  if (PLAIN.test(value) && !KEYWORDS.has(value.toLowerCase()) && !EXPONENT.test(value)) {
+  if (
+    (PLAIN_WORD.test(value) || PLAIN.test(value)) &&
+    (value.length > 5 || !KEYWORDS.has(value.toLowerCase())) &&
+    !EXPONENT.test(value)
+  ) {
     return value;
   }
   let out = scalarCache.get(value);

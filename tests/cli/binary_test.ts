@@ -73,6 +73,28 @@ Deno.test({
 });
 
 Deno.test({
+  name: "CLI binary draws fresh randomness in every run (nothing random frozen into its snapshot)",
+  ignore,
+  fn() {
+    const t = isolated();
+    try {
+      // A randomness pool filled at build time would repeat its bytes in every run.
+      const draws = [0, 1, 2].map(() => {
+        const g = t.run(["token", "generate", "--count", "20"]);
+        assert.equal(g.code, 0, g.stderr);
+        return g.stdout.trim().split("\n");
+      });
+      const all = draws.flat();
+      assert.equal(all.length, 60);
+      assert.equal(new Set(all).size, 60, "a token repeated across runs");
+      assert.equal(new Set(all.map((x) => x.slice(0, 6))).size, 60, "a token id repeated");
+    } finally {
+      t.cleanup();
+    }
+  },
+});
+
+Deno.test({
   name: "CLI binary runs alone: ca create, ca hash (X.509) and init (YAML)",
   ignore,
   fn() {
