@@ -178,15 +178,17 @@ export function failedCondition(now: Date, message: string): Record<string, unkn
 
 /**
  * A copy of the object with extra conditions appended and, when given,
- * `status.certificate` set to the base64 of `certPem`.
+ * `status.certificate` set to the base64 of `certPem`. Only the object and its
+ * status are copied (the rest is shared with `obj`, which is left unchanged):
+ * a deep clone per CSR cost a fleet more than its YAML.
  */
 export function withStatus(
   obj: KubeObject,
   conditions: Record<string, unknown>[],
   certPem?: string,
 ): KubeObject {
-  const copy = structuredClone(obj) as KubeObject;
-  const status = isObject(copy.status) ? copy.status : {};
+  const copy: KubeObject = { ...obj };
+  const status = isObject(copy.status) ? { ...copy.status } : {};
   if (conditions.length) {
     const existing = Array.isArray(status.conditions) ? status.conditions : [];
     status.conditions = [...existing, ...conditions];
