@@ -10,9 +10,16 @@ import {
 } from "../lib/tokens/bootstrap_token.ts";
 import { ExitCode } from "../lib/base/errors.ts";
 import { parseManifestChunk, renderObjects } from "../lib/k8s/manifest.ts";
-import { decodeSecret, describeObject, isSecretObject } from "../lib/k8s/secret.ts";
+import {
+  type DecodedSecret,
+  decodeSecret,
+  describeObject,
+  describeSecret,
+  isSecretObject,
+} from "../lib/k8s/secret.ts";
+import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/tokens/token.ts";
-import { formatTokenTable, tokenOutputObject } from "../lib/tokens/token_list.ts";
+import { tokenOutputObject, writeTokenTable } from "../lib/tokens/token_list.ts";
 import { goJsonIndent } from "../lib/go/json.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, outputFormat } from "./_flags.ts";
@@ -25,6 +32,9 @@ const FLAGS = flagSet("token list", [
     "text (default): kubeadm's table, byte for byte;\njson: one output.kubeadm.k8s.io/v1alpha3 BootstrapToken\nobject per token, concatenated, in kubeadm's field order;\nyaml: the same objects as a '---' stream, keys sorted",
   ],
 ]);
+
+/** Tokens written to stdout at a time with -o json or -o yaml. */
+const PIECE = 256;
 
 export const command: Command = {
   name: "token list",
@@ -67,37 +77,48 @@ Examples:
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "token list");
     // Inputs are read document by document: memory holds the tokens, not the input.
+    const list = (secret: DecodedSecret, source: string, what: () => string) => {
+      if (secret.type !== SECRET_TYPE) return;
+      if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
+        ctx.stderr(`warning: ${what()}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
+        return;
+      }
+      try {
+        const token = bootstrapTokenFromSecret(secret);
+        const earlier = byName.get(token.name);
+        if (earlier) {
+          ctx.stderr(`warning: ${what()}: replaces the one in ${earlier.source}`);
+        }
+        byName.set(token.name, { token, source });
+      } catch (e) {
+        ctx.stderr(`error: ${what()}: ${(e as Error).message}`);
+        problems++;
+      }
+    };
     for (const chunk of readManifestChunks(ctx.args.length ? ctx.args : ["-"])) {
-      const input = { name: chunk.source };
+      const source = chunk.source;
+      // Fleets in the common simple shape are read straight into Secrets; the rest the general way.
+      const simple = simpleSecretsChunk(chunk, counts);
+      if (simple !== undefined) {
+        shown.tick(simple.length);
+        for (const secret of simple) {
+          list(secret, source, () => `${source}: ${describeSecret(secret)}`);
+        }
+        continue;
+      }
       const objects = parseManifestChunk(chunk, counts);
       shown.tick(objects.length);
       for (const obj of objects) {
         if (!isSecretObject(obj)) continue;
-        const what = () => `${input.name}: ${describeObject(obj)}`;
         let secret;
         try {
-          secret = decodeSecret(obj, input.name);
+          secret = decodeSecret(obj, source);
         } catch (e) {
           ctx.stderr(`error: ${(e as Error).message}`);
           problems++;
           continue;
         }
-        if (secret.type !== SECRET_TYPE) continue;
-        if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
-          ctx.stderr(`warning: ${what()}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
-          continue;
-        }
-        try {
-          const token = bootstrapTokenFromSecret(secret);
-          const earlier = byName.get(token.name);
-          if (earlier) {
-            ctx.stderr(`warning: ${what()}: replaces the one in ${earlier.source}`);
-          }
-          byName.set(token.name, { token, source: input.name });
-        } catch (e) {
-          ctx.stderr(`error: ${what()}: ${(e as Error).message}`);
-          problems++;
-        }
+        list(secret, source, () => `${source}: ${describeObject(obj)}`);
       }
     }
     shown.done();
@@ -106,10 +127,18 @@ Examples:
     if (tokens.length === 0 && problems === 0) {
       ctx.stderr("no bootstrap token Secrets found");
     }
-    if (format === "text") ctx.stdout(formatTokenTable(tokens, ctx.now));
-    else if (format === "json") {
-      ctx.stdout(tokens.map((t) => goJsonIndent(tokenOutputObject(t))).join(""));
-    } else if (tokens.length) ctx.stdout(renderObjects(tokens.map(tokenOutputObject), "yaml"));
+    // Written in pieces, so a fleet's output is never held whole.
+    if (format === "text") writeTokenTable(tokens, ctx.now, ctx.stdout);
+    else {
+      for (let i = 0; i < tokens.length; i += PIECE) {
+        const piece = tokens.slice(i, i + PIECE).map(tokenOutputObject);
+        ctx.stdout(
+          format === "json"
+            ? piece.map((o) => goJsonIndent(o)).join("")
+            : (i > 0 ? "---\n" : "") + renderObjects(piece, "yaml"),
+        );
+      }
+    }
     return problems > 0 ? ExitCode.input : ExitCode.ok;
   },
 };

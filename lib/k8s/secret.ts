@@ -45,6 +45,23 @@ export function describeObject(obj: unknown): string {
   const meta = isObject(obj.metadata) ? obj.metadata : {};
   const name = typeof meta.name === "string" ? meta.name : "";
   const ns = typeof meta.namespace === "string" ? meta.namespace : "";
+  return describeNamed(kind, name, ns);
+}
+
+/**
+ * {@link describeObject} of the Secret `secret` was decoded from, for a
+ * Secret whose name and namespace were read as strings (or absent).
+ *
+ * @example
+ * ```ts
+ * describeSecret({ name: "a", namespace: "", type: "Opaque", data: {} }); // 'Secret "a"'
+ * ```
+ */
+export function describeSecret(secret: DecodedSecret): string {
+  return describeNamed("Secret", secret.name, secret.namespace);
+}
+
+function describeNamed(kind: string, name: string, ns: string): string {
   if (name === "") return `${kind} without metadata.name`;
   return ns === "" ? `${kind} ${JSON.stringify(name)}` : `${kind} ${ns}/${name}`;
 }

@@ -54,6 +54,32 @@ function simpleScalar(v: string): unknown {
 }
 
 /**
+ * The string {@link simpleDocuments} reads the one-line value `v` as (what
+ * follows `key: `), or undefined when it reads something else (a number, a
+ * boolean) or leaves the value to the parser.
+ *
+ * @example
+ * ```ts
+ * import { simpleString } from "./simple_yaml.ts";
+ * simpleString("kube-system"); // "kube-system"
+ * simpleString('"yes"'); // "yes"
+ * simpleString("yes"); // undefined (left to the parser: a YAML 1.1 boolean)
+ * ```
+ */
+export function simpleString(v: string): string | undefined {
+  if (plainWord(v)) {
+    return v.length <= 5 && YAML11_WORDS.has(v.toLowerCase()) ? undefined : v;
+  }
+  try {
+    const s = simpleScalar(v);
+    return typeof s === "string" ? s : undefined;
+  } catch (e) {
+    if (e === NOT_SIMPLE) return undefined;
+    throw e;
+  }
+}
+
+/**
  * The documents of a stream written in simple YAML (see above; `---` lines
  * between documents, no empty document, no comment, no blank line, no
  * duplicate key), exactly as the YAML parser would return them, or

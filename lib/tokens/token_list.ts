@@ -88,10 +88,37 @@ function rowCells(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): stri
  * ```
  */
 export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: Date): string {
+  let out = "";
+  writeTokenTable(tokens, now, (text) => out += text);
+  return out;
+}
+
+/** Text handed to `write` at a time by {@link writeTokenTable} (about). */
+const WRITE_BYTES = 1 << 16;
+
+/**
+ * {@link formatTokenTable} handed to `write` in pieces of about 64 KiB, so
+ * a fleet's rows are not all held at once (the pieces concatenated are
+ * exactly its text). Nothing is written when there are no tokens.
+ *
+ * @example
+ * ```ts ignore
+ * writeTokenTable(tokens, new Date(), (text) => process.stdout.write(text));
+ * ```
+ */
+export function writeTokenTable(
+  tokens: readonly ParsedBootstrapToken[],
+  now: Date,
+  write: (text: string) => void,
+): void {
   const expiryCache: ExpiryCache = {};
   const opts = { minwidth: 10, padding: 3 };
   let out = "";
   for (let i = 0; i < tokens.length; i++) {
+    if (out.length >= WRITE_BYTES) {
+      write(out);
+      out = "";
+    }
     const cells = rowCells(tokens[i]!, now, expiryCache);
     if (i > 0 && !cells.some((c) => CELL_BREAK.test(c))) {
       // What tabwriteRow does with the joined row, without joining and splitting it again.
@@ -106,7 +133,7 @@ export function formatTokenTable(tokens: readonly ParsedBootstrapToken[], now: D
     const row = cells.join("\t") + "\n";
     out += i === 0 ? tabwrite(COLUMNS.join("\t") + "\n" + row, opts) : tabwriteRow(row, opts);
   }
-  return out;
+  if (out !== "") write(out);
 }
 
 /** Characters that end a cell or a line for the tabwriter. */

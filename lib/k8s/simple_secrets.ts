@@ -1,0 +1,319 @@
+/**
+ * Secret manifests read straight from their text into {@link DecodedSecret}s,
+ * for fleets of token Secrets (`token create`'s output, ~410 bytes each):
+ * the general path (`parseManifestChunk`, then `decodeSecret`) builds a
+ * generic object per document and a string per line first. This reader
+ * takes only the common simple shape and gives up (`undefined`) on anything
+ * else in a chunk, which the caller then reads the general way; whatever
+ * it returns is exactly what the general path gives for that chunk, with no
+ * message (a document the general path would complain about, or skip, is
+ * never taken here).
+ *
+ * The shape: documents separated by `---` lines (one may open the chunk),
+ * each a Secret written as {@link simpleDocuments} reads it directly (keys at
+ * the left margin, one level of two-space indented keys, one-line values),
+ * with only the keys `decodeSecret` reads: `apiVersion` (`v1`), `kind`
+ * (`Secret`), `type`, `metadata` with `name` and `namespace`, `data` (valid
+ * base64 strings) and `stringData` (strings). Every line ends with a newline.
+ *
+ * @module
+ */
+
+import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
+import type { ChunkCounts, ManifestChunk } from "./manifest.ts";
+import { decodeBase64Strict, type DecodedSecret } from "./secret.ts";
+import { simpleString } from "./simple_yaml.ts";
+
+/**
+ * The Secrets of `chunk` when every document is a Secret in the simple
+ * shape (see the module), else `undefined`. Keeps `counts` as
+ * `parseManifestChunk` does for the chunk, so the two can be mixed chunk by
+ * chunk; the per-input bounds are its: a chunk over them is left to it.
+ *
+ * @example
+ * ```ts
+ * import { simpleSecretsChunk } from "./simple_secrets.ts";
+ * const text = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  a: Yg==\n";
+ * const counts = { documents: 0, objects: 0 };
+ * simpleSecretsChunk({ source: "s.yaml", text, index: 0, last: true }, counts)![0]!.data.a; // "b"
+ * ```
+ */
+export function simpleSecretsChunk(
+  chunk: ManifestChunk,
+  counts: ChunkCounts,
+): DecodedSecret[] | undefined {
+  if (chunk.list || chunk.text.length > MAX_INPUT_BYTES) return undefined;
+  const secrets = readSimpleSecrets(chunk.text);
+  if (secrets === undefined) return undefined;
+  if (chunk.index === 0) {
+    counts.documents = 0;
+    counts.objects = 0;
+  }
+  // An input in one chunk is parsed without the running counts (parseManifests' numbering).
+  const whole = chunk.index === 0 && chunk.last;
+  const n = secrets.length;
+  if (!whole && (counts.documents + n > MAX_OBJECTS || counts.objects + n > MAX_OBJECTS)) {
+    return undefined;
+  }
+  if (n > MAX_OBJECTS) return undefined;
+  if (!whole) {
+    counts.documents += n;
+    counts.objects += n;
+  }
+  return secrets;
+}
+
+const NL = 10;
+const SPACE = 32;
+const COLON = 58;
+const EQUALS = 61;
+
+/** Code units of a key after its first letter (simpleDocuments' key: `[A-Za-z][A-Za-z0-9._/-]*`). */
+const KEY_CHAR = new Uint8Array(128);
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") {
+  KEY_CHAR[c.charCodeAt(0)] = 1;
+}
+
+/** Standard base64's sextets by code unit, -1 for other characters (and `=`). */
+const SEXTET = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) {
+  SEXTET["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+// What a line is. Top-level keys decodeSecret reads, one bit each (to refuse a duplicate);
+// the keys of `metadata` it reads; an entry of `data` or `stringData`; a `---` line.
+const API_VERSION = 1, KIND = 2, TYPE = 4, METADATA = 8, DATA = 16, STRING_DATA = 32;
+const NAME = 64, NAMESPACE = 128, DATA_ENTRY = 256, STRING_ENTRY = 512, SEPARATOR = 1024;
+const BLOCKS = METADATA | DATA | STRING_DATA;
+
+/** One line read: what it is, its key and its value (decoded for `data`). */
+interface Line {
+  /** The map the line is in: 0 at the left margin, else the block's bit. */
+  block: number;
+  /** The line's text, its newline included. */
+  text: string;
+  /** One of the line bits above. */
+  what: number;
+  key: string;
+  value: string;
+}
+
+/**
+ * The lines of the last document read, by position: a fleet's documents
+ * repeat most lines (type, namespace, usages, groups, expiration), which
+ * are then neither cut out of the text nor checked again.
+ */
+const lineMemo: (Line | undefined)[] = [];
+/** The keys of the last document's lines, by position (for lines whose value differs). */
+const keyMemo: (string | undefined)[] = [];
+const MEMO_LINES = 64;
+
+/** The end of the key starting at `p` (a letter), at its colon; -1 when there is none. */
+function keyEnd(text: string, p: number): number {
+  if (!isLetter(text.charCodeAt(p))) return -1;
+  let q = p + 1;
+  for (;;) {
+    const c = text.charCodeAt(q);
+    if (c === COLON) return q;
+    if (!(c < 128 && KEY_CHAR[c] === 1)) return -1;
+    q++;
+  }
+}
+
+/** Which top-level key `text[p, end)` is (one of the bits above), 0 for any other. */
+function topKey(text: string, p: number, end: number): number {
+  switch (end - p) {
+    case 4:
+      return text.startsWith("kind", p)
+        ? KIND
+        : text.startsWith("type", p)
+        ? TYPE
+        : text.startsWith("data", p)
+        ? DATA
+        : 0;
+    case 8:
+      return text.startsWith("metadata", p) ? METADATA : 0;
+    case 10:
+      return text.startsWith("apiVersion", p)
+        ? API_VERSION
+        : text.startsWith("stringData", p)
+        ? STRING_DATA
+        : 0;
+    default:
+      return 0;
+  }
+}
+
+/** The one-line value `text[start, end)` as simpleDocuments reads it, when a string. */
+function stringAt(text: string, start: number, end: number): string | undefined {
+  const raw = text.slice(start, end);
+  // A bracket, even quoted, counts toward the general path's nesting bound: left to it.
+  if (raw.includes("[") || raw.includes("{")) return undefined;
+  return simpleString(raw);
+}
+
+/** Char codes of a decoded value (reused). */
+const codes: number[] = [];
+
+/**
+ * A `data` value `text[start, end)` decoded as decodeSecret decodes it
+ * (simpleString, then decodeBase64Strict), or undefined when it does not.
+ * The common case (a plain word of more than five characters in the
+ * base64 alphabet, padded, whose bytes are ASCII) is decoded here in place.
+ */
+function dataAt(text: string, start: number, end: number): string | undefined {
+  const n = end - start;
+  if (n > 5 && n % 4 === 0 && n <= 128 && isLetter(text.charCodeAt(start))) {
+    // A plain word (base64 characters are word characters) and no YAML 1.1 keyword.
+    let pad = 0;
+    if (text.charCodeAt(end - 1) === EQUALS) pad = text.charCodeAt(end - 2) === EQUALS ? 2 : 1;
+    codes.length = 0;
+    let ok = true;
+    for (let i = start; i < end; i += 4) {
+      const last = i + 4 === end;
+      const a = sextetAt(text, i), b = sextetAt(text, i + 1);
+      const c = last && pad === 2 ? 0 : sextetAt(text, i + 2);
+      const d = last && pad >= 1 ? 0 : sextetAt(text, i + 3);
+      if ((a | b | c | d) < 0) {
+        ok = false;
+        break;
+      }
+      const bits = (a << 18) | (b << 12) | (c << 6) | d;
+      codes.push(bits >> 16);
+      if (!last || pad < 2) codes.push((bits >> 8) & 255);
+      if (!last || pad < 1) codes.push(bits & 255);
+    }
+    if (ok) {
+      let ascii = true;
+      for (let i = 0; i < codes.length; i++) if (codes[i]! >= 128) ascii = false;
+      if (ascii) return String.fromCharCode.apply(null, codes);
+    }
+  }
+  const s = simpleString(text.slice(start, end));
+  return s === undefined ? undefined : decodeBase64Strict(s);
+}
+
+function sextetAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c < 128 ? SEXTET[c]! : -1;
+}
+
+/**
+ * Reads the line at `p` (ending at `eol`, a newline) inside `block` (0 at
+ * the left margin): what it is, its key and value; undefined when it is
+ * not in the simple shape. Depends on nothing else, so it can be remembered.
+ */
+function readLine(
+  text: string,
+  p: number,
+  eol: number,
+  block: number,
+  j: number,
+): Line | undefined {
+  const line = (what: number, key: string, value: string): Line => ({
+    block,
+    text: text.slice(p, eol + 1),
+    what,
+    key,
+    value,
+  });
+  if (text.charCodeAt(p) === SPACE) {
+    // `  key: value` in a block; anything deeper or shallower is not simple.
+    if (block === 0 || text.charCodeAt(p + 1) !== SPACE) return undefined;
+    const start = p + 2;
+    const known = keyMemo[j];
+    const e = known !== undefined && text.startsWith(known, start) &&
+        text.charCodeAt(start + known.length) === COLON
+      ? start + known.length
+      : keyEnd(text, start);
+    if (e < 0 || text.charCodeAt(e + 1) !== SPACE || e + 2 === eol) return undefined;
+    const key = known !== undefined && e - start === known.length ? known : text.slice(start, e);
+    if (j < MEMO_LINES) keyMemo[j] = key;
+    if (block === METADATA) {
+      const field = key === "name" ? NAME : key === "namespace" ? NAMESPACE : 0;
+      if (field === 0) return undefined;
+      const value = stringAt(text, e + 2, eol);
+      return value === undefined ? undefined : line(field, key, value);
+    }
+    const value = block === DATA ? dataAt(text, e + 2, eol) : stringAt(text, e + 2, eol);
+    if (value === undefined) return undefined;
+    return line(block === DATA ? DATA_ENTRY : STRING_ENTRY, key, value);
+  }
+  if (eol - p === 3 && text.startsWith("---", p)) return line(SEPARATOR, "", "");
+  const k = keyEnd(text, p);
+  if (k < 0) return undefined;
+  const which = topKey(text, p, k);
+  if (which === 0) return undefined;
+  if ((which & BLOCKS) !== 0) return k + 1 === eol ? line(which, "", "") : undefined;
+  if (text.charCodeAt(k + 1) !== SPACE || k + 2 === eol) return undefined;
+  const value = stringAt(text, k + 2, eol);
+  if (value === undefined) return undefined;
+  if (which === API_VERSION && value !== "v1") return undefined;
+  if (which === KIND && value !== "Secret") return undefined;
+  return line(which, "", value);
+}
+
+/** The documents of `text` as Secrets, or undefined when one is not in the simple shape. */
+function readSimpleSecrets(text: string): DecodedSecret[] | undefined {
+  const n = text.length;
+  if (n === 0 || text.charCodeAt(n - 1) !== NL) return undefined;
+  let p = text.startsWith("---\n") ? 4 : 0;
+  const out: DecodedSecret[] = [];
+  // `stringData` pairs of the document, merged over `data` at its end.
+  const strings: string[] = [];
+  for (;;) {
+    // One document, p at its first line; j counts its lines.
+    let seen = 0, block = 0, blockLines = 0, j = 0;
+    let name = "", namespace = "", type = "";
+    const data: Record<string, string> = {};
+    strings.length = 0;
+    let separator = false;
+    while (p < n) {
+      let l = lineMemo[j];
+      if (l === undefined || l.block !== block || !text.startsWith(l.text, p)) {
+        l = readLine(text, p, text.indexOf("\n", p), block, j);
+        if (l === undefined) return undefined;
+        if (j < MEMO_LINES) lineMemo[j] = l;
+      }
+      p += l.text.length;
+      j++;
+      const what = l.what;
+      if (what === NAME || what === NAMESPACE) {
+        if ((seen & what) !== 0) return undefined;
+        seen |= what;
+        if (what === NAME) name = l.value;
+        else namespace = l.value;
+      } else if (what === DATA_ENTRY) {
+        if (Object.hasOwn(data, l.key)) return undefined;
+        data[l.key] = l.value;
+      } else if (what === STRING_ENTRY) {
+        for (let i = 0; i < strings.length; i += 2) if (strings[i] === l.key) return undefined;
+        strings.push(l.key, l.value);
+      } else {
+        // A line at the left margin ends the block before it, which must not be empty.
+        if (block !== 0 && blockLines === 0) return undefined;
+        if (what === SEPARATOR) {
+          separator = true;
+          break;
+        }
+        if ((seen & what) !== 0) return undefined;
+        seen |= what;
+        if (what === TYPE) type = l.value;
+        block = (what & BLOCKS) !== 0 ? what : 0;
+        blockLines = 0;
+        continue;
+      }
+      blockLines++;
+    }
+    if (block !== 0 && blockLines === 0) return undefined;
+    if ((seen & KIND) === 0) return undefined;
+    for (let i = 0; i < strings.length; i += 2) data[strings[i]!] = strings[i + 1]!;
+    out.push({ name, namespace, type: type || "Opaque", data });
+    if (!separator) return out;
+    if (p === n) return undefined; // an empty last document
+  }
+}
