@@ -8,12 +8,23 @@
  * @module
  */
 
-import { DerCursor, latin1, parseGeneralizedTime, parseUtcTime, Tag } from "./der.ts";
+import {
+  at,
+  bitString,
+  DerCursor,
+  generalizedTimeAt,
+  integerValue,
+  latin1,
+  oidAt,
+  readTagAt,
+  Tag,
+  type Tlv,
+  utcTimeAt,
+} from "./der.ts";
 import { InputError } from "../base/errors.ts";
 import { spkiHash } from "./pin.ts";
 import {
   colonHex,
-  emptySans,
   type Extension,
   goParseNameConstraints,
   goParseSan,
@@ -26,7 +37,7 @@ import {
   type Sans,
 } from "./pkix.ts";
 import { formatKey, goParseAi, goParseSpki, type KeyInfo, rightAlign } from "./pkix_key.ts";
-import { formatName, type Name, parseCertName } from "./pkix_name.ts";
+import { formatName, type Name, parseCertNameAt } from "./pkix_name.ts";
 import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "../go/time.ts";
@@ -195,82 +206,89 @@ function checkPolicyExtension(n: number, value: Uint8Array): void {
  * (crypto/x509 parser.go, on cryptobyte): the same structure, the same
  * refusals and Go's error text. Errors are `InputError`s without the input
  * name.
+ *
+ * Elements are read by offsets ({@link readAt}): the parse allocates only
+ * what the result keeps.
  */
 export function parseCertificate(der: Uint8Array): Cert {
-  const top = DerCursor.all(der);
-  const certTlv = top.read(0x30);
-  if (!certTlv) return fail("x509: malformed certificate");
-  const input = DerCursor.of(der, certTlv);
-  const tbsTlv = input.read(0x30);
-  if (!tbsTlv) return fail("x509: malformed tbs certificate");
-  const tbs = DerCursor.of(der, tbsTlv);
-  let version = 0n;
-  if (tbs.peek(0xa0)) {
-    const v = tbs.enter(0xa0);
-    const n = v?.readInt64();
-    if (n === undefined || !v!.empty()) return fail("x509: malformed version");
-    version = n;
+  const n = der.length;
+  if (!readTagAt(der, 0, n, 0x30)) return fail("x509: malformed certificate");
+  const certEnd = at.end;
+  // `input`: the certificate's content.
+  let ip = at.cs;
+  const iEnd = at.end;
+  if (!readTagAt(der, ip, iEnd, 0x30)) return fail("x509: malformed tbs certificate");
+  const tbsStart = ip, tbsEnd = at.end;
+  ip = at.end;
+  // `tbs`: the TBSCertificate's content.
+  let tp = at.cs;
+  const tEnd = at.end;
+  let version = 0;
+  if (tp < tEnd && der[tp] === 0xa0) {
+    if (!readTagAt(der, tp, tEnd, 0xa0)) return fail("x509: malformed version");
+    tp = at.end;
+    const vEnd = at.end;
+    if (!readTagAt(der, at.cs, vEnd, Tag.INTEGER)) return fail("x509: malformed version");
+    const vs = at.cs, ve = at.end;
+    if (ve !== vEnd || ve - vs > 8 || !integerMinimalAt(der, vs, ve)) {
+      return fail("x509: malformed version");
+    }
+    // Only the sign and whether it is above 2 matter: a Number keeps both.
+    version = Number(integerValue(der.subarray(vs, ve)));
   }
-  if (version < 0n) fail("x509: malformed version");
+  if (version < 0) fail("x509: malformed version");
   version++;
-  if (version > 3n) fail("x509: invalid version");
-  const serial = tbs.readInteger();
-  if (!serial) return fail("x509: malformed serial number");
-  if ((serial[0]! & 0x80) !== 0) fail("x509: negative serial number");
-  const sigAiTlv = tbs.read(0x30);
-  if (!sigAiTlv) return fail("x509: malformed signature algorithm identifier");
-  const outerAiTlv = input.read(0x30);
-  if (!outerAiTlv) return fail("x509: malformed algorithm identifier");
-  if (!bytesEqual(tbs.content(sigAiTlv), input.content(outerAiTlv))) {
+  if (version > 3) fail("x509: invalid version");
+  if (!readTagAt(der, tp, tEnd, Tag.INTEGER) || !integerMinimalAt(der, at.cs, at.end)) {
+    return fail("x509: malformed serial number");
+  }
+  const serialStart = at.cs, serialEnd = at.end;
+  tp = at.end;
+  if ((der[serialStart]! & 0x80) !== 0) fail("x509: negative serial number");
+  if (!readTagAt(der, tp, tEnd, 0x30)) {
+    return fail("x509: malformed signature algorithm identifier");
+  }
+  const aiStart = at.cs, aiEnd = at.end;
+  tp = at.end;
+  if (!readTagAt(der, ip, iEnd, 0x30)) return fail("x509: malformed algorithm identifier");
+  ip = at.end;
+  if (!rangesEqual(der, aiStart, aiEnd, at.cs, at.end)) {
     fail("x509: inner and outer signature algorithm identifiers don't match");
   }
-  const ai = goParseAi(DerCursor.of(der, sigAiTlv));
-  const sigAlg = sigAlgFromAi(ai.oid, ai.params);
-  const issuerTlv = tbs.read(0x30);
-  if (!issuerTlv) return fail("x509: malformed issuer");
-  const issuer = parseCertName(der, issuerTlv);
-  const validity = tbs.enter(0x30);
-  if (!validity) return fail("x509: malformed validity");
-  const notBefore = readTime(validity);
-  const notAfter = readTime(validity);
-  const subjectTlv = tbs.read(0x30);
-  if (!subjectTlv) return fail("x509: malformed issuer");
-  const subject = parseCertName(der, subjectTlv);
-  const spkiTlv = tbs.read(0x30);
-  if (!spkiTlv) return fail("x509: malformed spki");
+  const sigAlg = signatureAlgorithm(der, aiStart, aiEnd);
+  if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed issuer");
+  const issuerStart = tp, issuerEnd = at.end;
+  tp = at.end;
+  const issuer = issuerName(der, issuerStart, issuerEnd);
+  if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed validity");
+  tp = at.end;
+  const vEnd = at.end;
+  const notBefore = readTime(der, at.cs, vEnd);
+  const notAfter = readTime(der, timeEnd, vEnd);
+  if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed issuer");
+  const subjectStart = tp, subjectEnd = at.end;
+  tp = at.end;
+  const subject = parseCertNameAt(der, subjectStart, subjectEnd);
+  if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed spki");
+  const spkiTlv: Tlv = { tag: 0x30, start: tp, contentStart: at.cs, end: at.end };
+  tp = at.end;
   const { key, algorithm: publicKeyAlgorithm } = goParseSpki(der, spkiTlv);
 
-  const extensions: Extension[] = [];
-  if (version > 1n) {
-    if (!tbs.skipOptional(0x81)) fail("x509: malformed issuerUniqueID");
-    if (!tbs.skipOptional(0x82)) fail("x509: malformed subjectUniqueID");
-    if (version === 3n) {
-      const present = tbs.readOptional(0xa3);
-      if (present === undefined) return fail("x509: malformed extensions");
-      if (present) {
-        const list = DerCursor.of(der, present).enter(0x30);
-        if (!list) return fail("x509: malformed extensions");
-        const seen = new Set<string>();
-        while (!list.empty()) {
-          const ext = list.enter(0x30);
-          if (!ext) return fail("x509: malformed extension");
-          const oid = ext.readOid();
-          if (oid === undefined) return fail("x509: malformed extension OID field");
-          let critical = false;
-          if (ext.peek(0x01)) {
-            const b = ext.readBoolean();
-            if (b === undefined) return fail("x509: malformed extension critical field");
-            critical = b;
-          }
-          const val = ext.read(Tag.OCTET_STRING);
-          if (!val) return fail("x509: malformed extension value field");
-          if (seen.has(oid)) {
-            fail(`x509: certificate contains duplicate extension with OID "${oid}"`);
-          }
-          seen.add(oid);
-          extensions.push({ oid, critical, value: ext.content(val) });
-        }
-      }
+  let extensions: Extension[] = NO_EXTENSIONS;
+  if (version > 1) {
+    if (tp < tEnd && der[tp] === 0x81) {
+      if (!readTagAt(der, tp, tEnd, 0x81)) fail("x509: malformed issuerUniqueID");
+      tp = at.end;
+    }
+    if (tp < tEnd && der[tp] === 0x82) {
+      if (!readTagAt(der, tp, tEnd, 0x82)) fail("x509: malformed subjectUniqueID");
+      tp = at.end;
+    }
+    if (version === 3 && tp < tEnd && der[tp] === 0xa3) {
+      if (!readTagAt(der, tp, tEnd, 0xa3)) return fail("x509: malformed extensions");
+      tp = at.end;
+      if (!readTagAt(der, at.cs, at.end, 0x30)) return fail("x509: malformed extensions");
+      extensions = readExtensions(der, at.cs, at.end);
     }
   }
 
@@ -280,12 +298,13 @@ export function parseCertificate(der: Uint8Array): Cert {
   let basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
   let subjectKeyId: Uint8Array | undefined;
   let authorityKeyId: Uint8Array | undefined;
-  let sans = emptySans();
-  let sanIpBytes: Uint8Array[] = [];
+  let sans = NO_SANS;
+  let sanIpBytes: Uint8Array[] = NO_IPS;
   let sanExtension: Uint8Array | undefined;
   let nameConstraints: NameConstraints | undefined;
-  const unhandledCriticalExtensions: string[] = [];
-  for (const e of extensions) {
+  let unhandledCriticalExtensions: string[] = NO_OIDS;
+  for (let i = 0; i < extensions.length; i++) {
+    const e = extensions[i]!;
     let unhandled = false;
     const n = idCe(e.oid);
     if (n !== undefined) {
@@ -339,25 +358,29 @@ export function parseCertificate(der: Uint8Array): Cert {
       if (e.critical) fail("x509: authority info access incorrectly marked critical");
       checkAia(e.value);
     } else unhandled = true;
-    if (e.critical && unhandled) unhandledCriticalExtensions.push(e.oid);
+    if (e.critical && unhandled) {
+      if (unhandledCriticalExtensions === NO_OIDS) unhandledCriticalExtensions = [];
+      unhandledCriticalExtensions.push(e.oid);
+    }
   }
 
-  const sig = input.readBitString();
+  if (!readTagAt(der, ip, iEnd, Tag.BIT_STRING)) return fail("x509: malformed signature");
+  const sig = bitString(der.subarray(at.cs, at.end));
   if (!sig) return fail("x509: malformed signature");
-  if (!top.empty()) fail("x509: trailing data");
+  if (certEnd !== n) fail("x509: trailing data");
 
   return {
     der,
-    tbs: der.subarray(tbsTlv.start, tbsTlv.end),
+    tbs: der.subarray(tbsStart, tbsEnd),
     sigOid: sigAlg.oid,
     sigAlg,
     signature: rightAlign(sig.bytes, sig.bitLength),
-    version: Number(version),
-    serial: serial.slice(),
+    version,
+    serial: der.slice(serialStart, serialEnd),
     issuer,
-    issuerDer: der.subarray(issuerTlv.start, issuerTlv.end),
+    issuerDer: der.subarray(issuerStart, issuerEnd),
     subject,
-    subjectDer: der.subarray(subjectTlv.start, subjectTlv.end),
+    subjectDer: der.subarray(subjectStart, subjectEnd),
     notBefore,
     notAfter,
     key,
@@ -381,25 +404,127 @@ export function parseCertificate(der: Uint8Array): Cert {
   };
 }
 
-/** crypto/x509's `parseTime`: UTCTime or GeneralizedTime, read as cryptobyte reads them. */
-function readTime(c: DerCursor): Date {
-  if (c.peek(0x17)) {
-    const t = c.read(0x17);
-    const d = t && parseUtcTime(c.content(t));
-    return d ?? fail("x509: malformed UTCTime");
+// Shared, frozen values for what most certificates lack.
+const NO_EXTENSIONS: Extension[] = Object.freeze([]) as unknown as Extension[];
+const NO_IPS: Uint8Array[] = Object.freeze([]) as unknown as Uint8Array[];
+const NO_OIDS: string[] = Object.freeze([]) as unknown as string[];
+const NO_STRINGS: string[] = Object.freeze([]) as unknown as string[];
+const NO_SANS: Sans = Object.freeze({
+  dns: NO_STRINGS,
+  emails: NO_STRINGS,
+  ips: NO_STRINGS,
+  uris: NO_STRINGS,
+});
+
+/** The extensions in the SEQUENCE content `der[start:end]`, read as Go reads them. */
+function readExtensions(der: Uint8Array, start: number, end: number): Extension[] {
+  const extensions: Extension[] = [];
+  let seen: Set<string> | undefined;
+  let p = start;
+  while (p < end) {
+    if (!readTagAt(der, p, end, 0x30)) return fail("x509: malformed extension");
+    p = at.end;
+    const eEnd = at.end;
+    const oid = readTagAt(der, at.cs, eEnd, Tag.OID) ? oidAt(der, at.cs, at.end) : undefined;
+    if (oid === undefined) return fail("x509: malformed extension OID field");
+    let q = at.end;
+    let critical = false;
+    if (q < eEnd && der[q] === 0x01) {
+      if (!readTagAt(der, q, eEnd, 0x01) || at.end - at.cs !== 1) {
+        return fail("x509: malformed extension critical field");
+      }
+      const b = der[at.cs];
+      if (b !== 0 && b !== 0xff) return fail("x509: malformed extension critical field");
+      critical = b === 0xff;
+      q = at.end;
+    }
+    if (!readTagAt(der, q, eEnd, Tag.OCTET_STRING)) {
+      return fail("x509: malformed extension value field");
+    }
+    // A linear search over the first few (a fleet's certificates have four or five).
+    let dup = false;
+    if (seen !== undefined) dup = seen.has(oid);
+    else {
+      for (let i = 0; i < extensions.length; i++) if (extensions[i]!.oid === oid) dup = true;
+      if (extensions.length >= 8) seen = new Set(extensions.map((e) => e.oid));
+    }
+    if (dup) fail(`x509: certificate contains duplicate extension with OID "${oid}"`);
+    seen?.add(oid);
+    extensions.push({ oid, critical, value: der.subarray(at.cs, at.end) });
   }
-  if (c.peek(0x18)) {
-    const t = c.read(0x18);
-    const d = t && parseGeneralizedTime(c.content(t));
-    return d ?? fail("x509: malformed GeneralizedTime");
-  }
-  return fail("x509: unsupported time format");
+  return extensions;
 }
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** cryptobyte's `checkASN1Integer` on `b[start:end]`. */
+function integerMinimalAt(b: Uint8Array, start: number, end: number): boolean {
+  if (end <= start) return false;
+  if (end - start === 1) return true;
+  const x = b[start]!, y = b[start + 1]!;
+  return !((x === 0 && (y & 0x80) === 0) || (x === 0xff && (y & 0x80) === 0x80));
+}
+
+function rangesEqual(b: Uint8Array, s1: number, e1: number, s2: number, e2: number): boolean {
+  if (e1 - s1 !== e2 - s2) return false;
+  for (let i = 0; i < e1 - s1; i++) if (b[s1 + i] !== b[s2 + i]) return false;
   return true;
+}
+
+// A fleet shares its signature algorithm and issuer: both are read once per
+// distinct encoding (small tables keyed by the bytes, emptied when full).
+const sigAlgs = new Map<string, SigAlg>();
+const issuers = new Map<string, Name>();
+const TABLE_MAX = 256;
+
+/** `parseAI` + the signature algorithm of the AlgorithmIdentifier content `der[start:end]`. */
+function signatureAlgorithm(der: Uint8Array, start: number, end: number): SigAlg {
+  const key = end - start <= 64 ? latin1(der.subarray(start, end)) : undefined;
+  let alg = key === undefined ? undefined : sigAlgs.get(key);
+  if (alg === undefined) {
+    const ai = goParseAi(new DerCursor(der, start, end));
+    alg = sigAlgFromAi(ai.oid, ai.params);
+    if (key !== undefined) {
+      if (sigAlgs.size >= TABLE_MAX) sigAlgs.clear();
+      sigAlgs.set(key, alg);
+    }
+  }
+  return alg;
+}
+
+/** `parseName` of the issuer at `der[start:end]`; a repeated issuer shares the first one's Name. */
+function issuerName(der: Uint8Array, start: number, end: number): Name {
+  const key = end - start <= 1024 ? latin1(der.subarray(start, end)) : undefined;
+  let name = key === undefined ? undefined : issuers.get(key);
+  if (name === undefined) {
+    name = parseCertNameAt(der, start, end);
+    if (key !== undefined) {
+      if (issuers.size >= TABLE_MAX) issuers.clear();
+      issuers.set(key, name);
+    }
+  }
+  return name;
+}
+
+/** Where the last {@link readTime} ended. */
+let timeEnd = 0;
+
+/**
+ * crypto/x509's `parseTime` at `der[pos:end]`: UTCTime or GeneralizedTime,
+ * read as cryptobyte reads them; sets {@link timeEnd}.
+ */
+function readTime(der: Uint8Array, pos: number, end: number): Date {
+  if (pos < end && der[pos] === 0x17) {
+    const d = readTagAt(der, pos, end, 0x17) ? utcTimeAt(der, at.cs, at.end) : undefined;
+    if (d === undefined) return fail("x509: malformed UTCTime");
+    timeEnd = at.end;
+    return d;
+  }
+  if (pos < end && der[pos] === 0x18) {
+    const d = readTagAt(der, pos, end, 0x18) ? generalizedTimeAt(der, at.cs, at.end) : undefined;
+    if (d === undefined) return fail("x509: malformed GeneralizedTime");
+    timeEnd = at.end;
+    return d;
+  }
+  return fail("x509: unsupported time format");
 }
 
 /** Parses a DER certificate, prefixing errors with `source`. */

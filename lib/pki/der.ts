@@ -197,9 +197,27 @@ export function certificateParts(der: Uint8Array): CertificateParts {
  * four length octets. `undefined` when cryptobyte would fail.
  */
 export function peekTlv(buf: Uint8Array, offset: number, limit: number): Tlv | undefined {
-  if (offset + 2 > limit) return undefined;
+  return readAt(buf, offset, limit)
+    ? { tag: at.tag, start: offset, contentStart: at.cs, end: at.end }
+    : undefined;
+}
+
+/**
+ * Where the last successful {@link readAt} found its element: the tag, the
+ * first content octet and the end. One shared record, so reading costs no
+ * allocation: copy what you need before the next call.
+ */
+export const at = { tag: 0, cs: 0, end: 0 };
+
+/**
+ * {@link peekTlv} without allocating: `true` with {@link at} set to the
+ * element at `offset` (before `limit`), `false` (and {@link at} untouched)
+ * when cryptobyte's `readASN1` would fail.
+ */
+export function readAt(buf: Uint8Array, offset: number, limit: number): boolean {
+  if (offset + 2 > limit) return false;
   const tag = buf[offset]!;
-  if ((tag & 0x1f) === 0x1f) return undefined;
+  if ((tag & 0x1f) === 0x1f) return false;
   const first = buf[offset + 1]!;
   let pos = offset + 2;
   let length: number;
@@ -207,15 +225,26 @@ export function peekTlv(buf: Uint8Array, offset: number, limit: number): Tlv | u
     length = first;
   } else {
     const n = first & 0x7f;
-    if (n === 0 || n > 4 || pos + n > limit) return undefined;
+    if (n === 0 || n > 4 || pos + n > limit) return false;
     length = 0;
     for (let i = 0; i < n; i++) length = length * 256 + buf[pos++]!;
-    if (length < 0x80) return undefined;
-    if (buf[offset + 2] === 0) return undefined;
+    if (length < 0x80) return false;
+    if (buf[offset + 2] === 0) return false;
   }
   const end = pos + length;
-  if (end > limit) return undefined;
-  return { tag, start: offset, contentStart: pos, end };
+  if (end > limit) return false;
+  at.tag = tag;
+  at.cs = pos;
+  at.end = end;
+  return true;
+}
+
+/**
+ * {@link readAt} that also requires `tag` (cryptobyte's `ReadASN1`): on a
+ * different tag it returns `false` with {@link at} describing the element.
+ */
+export function readTagAt(buf: Uint8Array, offset: number, limit: number, tag: number): boolean {
+  return readAt(buf, offset, limit) && at.tag === tag;
 }
 
 /** A cryptobyte `String`: the unread bytes `buf[pos:end]`. */
@@ -315,7 +344,7 @@ export class DerCursor {
   /** `ReadASN1ObjectIdentifier`: the dotted OID. */
   readOid(): string | undefined {
     const t = this.read(Tag.OID);
-    return t && oidString(this.content(t));
+    return t && oidAt(this.buf, t.contentStart, t.end);
   }
 }
 
@@ -348,15 +377,20 @@ export function bitString(c: Uint8Array): { bytes: Uint8Array; bitLength: number
  * limits: non-empty, minimal base-128 components below 2^31.
  */
 export function oidString(c: Uint8Array): string | undefined {
-  if (c.length === 0) return undefined;
+  return oidText(c, 0, c.length);
+}
+
+/** {@link oidString} of `buf[start:end]`. */
+function oidText(buf: Uint8Array, start: number, end: number): string | undefined {
+  if (start >= end) return undefined;
   let out = "";
-  let i = 0;
-  while (i < c.length) {
+  let i = start;
+  while (i < end) {
     let v = 0;
     let k = 0;
     for (;; k++) {
-      if (i >= c.length || k === 5 || v >= 1 << 24) return undefined;
-      const b = c[i++]!;
+      if (i >= end || k === 5 || v >= 1 << 24) return undefined;
+      const b = buf[i++]!;
       if (k === 0 && b === 0x80) return undefined;
       v = v * 128 + (b & 0x7f);
       if ((b & 0x80) === 0) break;
@@ -366,6 +400,33 @@ export function oidString(c: Uint8Array): string | undefined {
     } else out += "." + v;
   }
   return out;
+}
+
+// Fleets repeat a handful of OIDs (extensions, name attributes, algorithms):
+// their text is kept in a small table keyed by a hash of the content bytes.
+const OID_SLOTS = 512;
+const oidKeys: (Uint8Array | undefined)[] = new Array(OID_SLOTS).fill(undefined);
+const oidVals: string[] = new Array(OID_SLOTS).fill("");
+
+/** {@link oidString} of the content `buf[start:end]`, from a cache of recent OIDs. */
+export function oidAt(buf: Uint8Array, start: number, end: number): string | undefined {
+  const len = end - start;
+  if (len <= 0 || len > 40) return oidText(buf, start, end);
+  let h = len;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  const slot = (h >>> 16) & (OID_SLOTS - 1);
+  const key = oidKeys[slot];
+  if (key !== undefined && key.length === len) {
+    let i = 0;
+    while (i < len && key[i] === buf[start + i]) i++;
+    if (i === len) return oidVals[slot];
+  }
+  const s = oidText(buf, start, end);
+  if (s !== undefined) {
+    oidKeys[slot] = buf.slice(start, end);
+    oidVals[slot] = s;
+  }
+  return s;
 }
 
 const DAYS_IN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -419,20 +480,30 @@ function parseGoTime(s: string, twoDigitYear: boolean, optionalSeconds: boolean)
 
 /** cryptobyte's `ReadASN1UTCTime` on an element's content (also encoding/asn1's `parseUTCTime`). */
 export function parseUtcTime(c: Uint8Array): Date | undefined {
-  if (c.length === 13 && c[12] === 0x5a) {
-    const d = zuluTime(c, 2);
+  return utcTimeAt(c, 0, c.length);
+}
+
+/** {@link parseUtcTime} of the content `buf[start:end]`. */
+export function utcTimeAt(buf: Uint8Array, start: number, end: number): Date | undefined {
+  if (end - start === 13 && buf[start + 12] === 0x5a) {
+    const d = zuluTime(buf, start, 2);
     if (d !== null) return d;
   }
-  return parseGoTime(latin1(c), true, true);
+  return parseGoTime(latin1(buf.subarray(start, end)), true, true);
 }
 
 /** cryptobyte's `ReadASN1GeneralizedTime` on an element's content. */
 export function parseGeneralizedTime(c: Uint8Array): Date | undefined {
-  if (c.length === 15 && c[14] === 0x5a) {
-    const d = zuluTime(c, 4);
+  return generalizedTimeAt(c, 0, c.length);
+}
+
+/** {@link parseGeneralizedTime} of the content `buf[start:end]`. */
+export function generalizedTimeAt(buf: Uint8Array, start: number, end: number): Date | undefined {
+  if (end - start === 15 && buf[start + 14] === 0x5a) {
+    const d = zuluTime(buf, start, 4);
     if (d !== null) return d;
   }
-  return parseGoTime(latin1(c), false, false);
+  return parseGoTime(latin1(buf.subarray(start, end)), false, false);
 }
 
 /**
@@ -441,13 +512,13 @@ export function parseGeneralizedTime(c: Uint8Array): Date | undefined {
  * {@link parseGoTime}. `null` when a character is not a digit (the caller
  * then takes the general path, which refuses it).
  */
-function zuluTime(c: Uint8Array, yearDigits: number): Date | undefined | null {
-  const end = yearDigits + 10;
-  for (let i = 0; i < end; i++) {
+function zuluTime(c: Uint8Array, at: number, yearDigits: number): Date | undefined | null {
+  const end = at + yearDigits + 10;
+  for (let i = at; i < end; i++) {
     const b = c[i]!;
     if (b < 0x30 || b > 0x39) return null;
   }
-  const two = (i: number) => (c[i]! - 0x30) * 10 + (c[i + 1]! - 0x30);
+  const two = (i: number) => (c[at + i]! - 0x30) * 10 + (c[at + i + 1]! - 0x30);
   let year = two(0);
   if (yearDigits === 4) year = year * 100 + two(2);
   else year += year >= 50 ? 1900 : 2000;

@@ -6,7 +6,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { DerCursor, latin1, type Tlv } from "./der.ts";
+import { at, latin1, oidAt, readAt, readTagAt, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
 import { derOid, derTlv } from "./der_encode.ts";
 
@@ -111,14 +111,23 @@ const NEEDS_ESCAPE = /[,+"\\<>;]|^[ #]| $/;
 
 /** A name as text, most specific first, like Go's `Name.String`: `CN=x,O=y`. */
 export function formatName(n: Name): string {
-  const esc = (s: string) =>
-    NEEDS_ESCAPE.test(s)
-      ? s.replace(/([,+"\\<>;])/g, "\\$1").replace(/^([ #])/, "\\$1").replace(/ $/, "\\ ")
-      : s;
-  return [...n.rdns].reverse().map((rdn) =>
-    rdn.map((a) => `${SHORT[a.oid] ?? a.oid}=${a.value.startsWith("#") ? a.value : esc(a.value)}`)
-      .join("+")
-  ).join(",");
+  let out = "";
+  for (let i = n.rdns.length - 1; i >= 0; i--) {
+    const rdn = n.rdns[i]!;
+    if (i !== n.rdns.length - 1) out += ",";
+    for (let j = 0; j < rdn.length; j++) {
+      const a = rdn[j]!;
+      if (j !== 0) out += "+";
+      const v = a.value;
+      out += (SHORT[a.oid] ?? a.oid) + "=" +
+        (v.startsWith("#") || !NEEDS_ESCAPE.test(v) ? v : escapeValue(v));
+    }
+  }
+  return out;
+}
+
+function escapeValue(s: string): string {
+  return s.replace(/([,+"\\<>;])/g, "\\$1").replace(/^([ #])/, "\\$1").replace(/ $/, "\\ ");
 }
 
 /** One attribute as read: its type, its string value (`undefined` when not a string), its DER. */
@@ -145,39 +154,70 @@ export function fillName(rdns: NameAttribute[][]): Name {
         continue;
       }
       shown.push({ oid: atv.oid, value });
-      switch (atv.oid) {
-        case NAME_OIDS.commonName:
-          out.commonName = value;
-          break;
-        case NAME_OIDS.serialNumber:
-          out.serialNumber = value;
-          break;
-        case NAME_OIDS.country:
-          out.country.push(value);
-          break;
-        case NAME_OIDS.locality:
-          out.locality.push(value);
-          break;
-        case NAME_OIDS.province:
-          out.province.push(value);
-          break;
-        case NAME_OIDS.streetAddress:
-          out.streetAddress.push(value);
-          break;
-        case NAME_OIDS.postalCode:
-          out.postalCode.push(value);
-          break;
-        case NAME_OIDS.organization:
-          out.organization.push(value);
-          break;
-        case NAME_OIDS.organizationalUnit:
-          out.organizationalUnit.push(value);
-          break;
-      }
+      fillAttribute(out, atv.oid, value);
     }
     out.rdns.push(shown);
   }
   return out;
+}
+
+/** One string attribute into `out`, as FillFromRDNSequence files it. */
+function fillAttribute(out: Name, oid: string, value: string): void {
+  switch (oid) {
+    case NAME_OIDS.commonName:
+      out.commonName = value;
+      break;
+    case NAME_OIDS.serialNumber:
+      out.serialNumber = value;
+      break;
+    case NAME_OIDS.country:
+      out.country = add(out.country, value);
+      break;
+    case NAME_OIDS.locality:
+      out.locality = add(out.locality, value);
+      break;
+    case NAME_OIDS.province:
+      out.province = add(out.province, value);
+      break;
+    case NAME_OIDS.streetAddress:
+      out.streetAddress = add(out.streetAddress, value);
+      break;
+    case NAME_OIDS.postalCode:
+      out.postalCode = add(out.postalCode, value);
+      break;
+    case NAME_OIDS.organization:
+      out.organization = add(out.organization, value);
+      break;
+    case NAME_OIDS.organizationalUnit:
+      out.organizationalUnit = add(out.organizationalUnit, value);
+      break;
+  }
+}
+
+// A parsed name's absent fields share one frozen empty list (a fleet's names
+// have mostly empty fields); the first value replaces it with a list of its own.
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+
+function add(list: string[], value: string): string[] {
+  if (list === NONE) return [value];
+  list.push(value);
+  return list;
+}
+
+/** A {@link Name} whose list fields are the shared empty list until filled. */
+function parsedName(): Name {
+  return {
+    country: NONE,
+    organization: NONE,
+    organizationalUnit: NONE,
+    locality: NONE,
+    province: NONE,
+    streetAddress: NONE,
+    postalCode: NONE,
+    serialNumber: "",
+    commonName: "",
+    rdns: [],
+  };
 }
 
 /** crypto/x509's `isPrintable`: PrintableString plus `*` and `&`. */
@@ -237,7 +277,9 @@ function certString(tag: number, c: Uint8Array): string {
     case 20: // T61String
       return decodeT61(c);
     case 19: // PrintableString
-      for (const b of c) if (!isPrintableByte(b)) throw new Error("invalid PrintableString");
+      for (let i = 0; i < c.length; i++) {
+        if (!isPrintableByte(c[i]!)) throw new Error("invalid PrintableString");
+      }
       return latin1(c);
     case 12: { // UTF8String
       const s = decodeUtf8(c);
@@ -267,33 +309,49 @@ function certString(tag: number, c: Uint8Array): string {
  * `InputError`s with Go's text.
  */
 export function parseCertName(buf: Uint8Array, name: Tlv): Name {
-  const raw = new DerCursor(buf, name.start, name.end).enter(0x30);
-  if (!raw) throw new InputError("x509: invalid RDNSequence");
-  const rdns: NameAttribute[][] = [];
-  while (!raw.empty()) {
-    const set = raw.enter(0x31);
-    if (!set) throw new InputError("x509: invalid RDNSequence");
-    const rdn: NameAttribute[] = [];
-    while (!set.empty()) {
-      const atv = set.enter(0x30);
-      if (!atv) throw new InputError("x509: invalid RDNSequence: invalid attribute");
-      const oid = atv.readOid();
+  return parseCertNameAt(buf, name.start, name.end);
+}
+
+/**
+ * {@link parseCertName} of the Name element at `buf[start:end]`, filled as
+ * {@link fillName} fills it (every value is a string here, or the parse fails).
+ */
+export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Name {
+  if (!readTagAt(buf, start, end, 0x30)) throw new InputError("x509: invalid RDNSequence");
+  const out = parsedName();
+  let p = at.cs;
+  const rawEnd = at.end;
+  while (p < rawEnd) {
+    if (!readTagAt(buf, p, rawEnd, 0x31)) throw new InputError("x509: invalid RDNSequence");
+    let q = at.cs;
+    const setEnd = at.end;
+    p = at.end;
+    const shown: { oid: string; value: string }[] = [];
+    while (q < setEnd) {
+      if (!readTagAt(buf, q, setEnd, 0x30)) {
+        throw new InputError("x509: invalid RDNSequence: invalid attribute");
+      }
+      const atvEnd = at.end;
+      const oid = readTagAt(buf, at.cs, atvEnd, 0x06) ? oidAt(buf, at.cs, at.end) : undefined;
       if (oid === undefined) {
         throw new InputError("x509: invalid RDNSequence: invalid attribute type");
       }
-      const v = atv.readAny();
-      if (!v) throw new InputError("x509: invalid RDNSequence: invalid attribute value");
+      q = atvEnd;
+      if (!readAt(buf, at.end, atvEnd)) {
+        throw new InputError("x509: invalid RDNSequence: invalid attribute value");
+      }
       let value: string;
       try {
-        value = certString(v.tag, atv.content(v));
+        value = certString(at.tag, buf.subarray(at.cs, at.end));
       } catch (e) {
         throw new InputError(
           `x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`,
         );
       }
-      rdn.push({ oid, value, der: atv.bytes(v) });
+      shown.push({ oid, value });
+      fillAttribute(out, oid, value);
     }
-    rdns.push(rdn);
+    if (shown.length > 0) out.rdns.push(shown);
   }
-  return fillName(rdns);
+  return out;
 }
