@@ -62,20 +62,64 @@ function goTrimSpace(s: string): string {
   return s.slice(a, b);
 }
 
-// base64.StdEncoding.Decode after Go's removeSpacesAndTabs: `\r` and `\n` are skipped
-// anywhere, padding is required, nothing may follow it; non-zero trailing bits are
-// tolerated. `undefined` where Go returns an error.
-function goBase64(body: string): Uint8Array | undefined {
-  const c = body.replace(/[ \t\r\n]+/g, "");
-  if (c.length % 4 !== 0) return undefined;
-  const pad = c.indexOf("=");
-  const data = pad < 0 ? c : c.slice(0, pad);
-  if (pad >= 0 && !(pad === c.length - 1 || (pad === c.length - 2 && c[c.length - 1] === "="))) {
-    return undefined;
+// base64.StdEncoding.Decode after Go's removeSpacesAndTabs, of the text's bytes
+// `s[start:end]`: `\r` and `\n` are skipped anywhere (spaces and tabs too), padding is
+// required, nothing but padding may follow it; non-zero trailing bits are tolerated.
+// `undefined` where Go returns an error. One pass, no intermediate strings.
+function goBase64(s: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  const max = ((end - start) >> 2) * 3 + 3;
+  if (scratch.length < max) scratch = new Uint8Array(Math.max(max, 2 * scratch.length));
+  const out = scratch;
+  let acc = 0, n = 0, o = 0, pad = -1;
+  for (let i = start; i < end; i++) {
+    const c = s[i]!;
+    const v = c < 128 ? B64[c]! : -1;
+    if (v >= 0) {
+      if (pad >= 0) return undefined;
+      acc = (acc << 6) | v;
+      if ((++n & 3) === 0) {
+        out[o++] = acc >> 16;
+        out[o++] = acc >> 8;
+        out[o++] = acc;
+        acc = 0;
+      }
+    } else if (v === B64_PAD) {
+      if (pad < 0) pad = n;
+      n++;
+    } else if (v !== B64_SPACE) return undefined;
   }
-  if (!/^[A-Za-z0-9+/]*$/.test(data)) return undefined;
-  return new Uint8Array(Buffer.from(c, "base64"));
+  if ((n & 3) !== 0) return undefined;
+  if (pad >= 0) {
+    const data = pad & 3;
+    if (n - pad > 2) return undefined;
+    if (data === 2) out[o++] = acc >> 4;
+    else {
+      out[o++] = acc >> 10;
+      out[o++] = acc >> 2;
+    }
+  }
+  return out.slice(0, o);
 }
+
+/** {@link goBase64} of a body of a text with characters beyond U+00FF (none is base64). */
+function bodyBase64(body: string): Uint8Array | undefined {
+  // deno-lint-ignore no-control-regex
+  if (/[^\x00-\x7f]/.test(body)) return undefined;
+  return goBase64(Buffer.from(body, "latin1"), 0, body.length);
+}
+
+let scratch = new Uint8Array(4096);
+const B64_PAD = -2;
+const B64_SPACE = -3;
+/** The base64 alphabet's values; -1 for bytes outside it. */
+const B64 = (() => {
+  const t = new Int8Array(128).fill(-1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < 64; i++) t[alphabet.charCodeAt(i)] = i;
+  t[0x3d] = B64_PAD;
+  for (const c of " \t\r\n") t[c.charCodeAt(0)] = B64_SPACE;
+  return t;
+})();
 
 function setHeader(headers: Record<string, string>, key: string, value: string): void {
   // An own property even for "__proto__".
@@ -93,7 +137,11 @@ function setHeader(headers: Record<string, string>, key: string, value: string):
  * (`endIndex`, `endTrailerIndex` relative to `rest`), so every `continue`
  * resumes where Go's does.
  */
-function decodeOne(s: string, from: number): { block: PemBlock; next: number } | undefined {
+function decodeOne(
+  s: string,
+  from: number,
+  bytes: Uint8Array | undefined,
+): { block: PemBlock; next: number } | undefined {
   let rest = from;
   let endTrailerIndex = 0;
   for (;;) {
@@ -148,9 +196,11 @@ function decodeOne(s: string, from: number): { block: PemBlock; next: number } |
 
     let der: Uint8Array = new Uint8Array(0);
     if (endIndex > 0) {
-      const bytes = goBase64(s.slice(rest, rest + endIndex));
-      if (!bytes) continue;
-      der = bytes;
+      const body = bytes
+        ? goBase64(bytes, rest, rest + endIndex)
+        : bodyBase64(s.slice(rest, rest + endIndex));
+      if (!body) continue;
+      der = body;
     }
     // END_NL.length - 1: an empty block's END may have matched without its newline.
     const after = rest + endIndex + END_NL.length - 1;
@@ -176,9 +226,12 @@ function decodeOne(s: string, from: number): { block: PemBlock; next: number } |
  */
 export function decodePem(text: string, _source = "input"): PemBlock[] {
   const blocks: PemBlock[] = [];
+  // Bodies are decoded from the text's bytes: one copy when every character is a byte.
+  // deno-lint-ignore no-control-regex
+  const bytes = /[^\x00-\xff]/.test(text) ? undefined : Buffer.from(text, "latin1");
   let pos = 0;
   while (pos < text.length) {
-    const r = decodeOne(text, pos);
+    const r = decodeOne(text, pos, bytes);
     if (!r) break;
     blocks.push(r.block);
     pos = r.next;
