@@ -13,6 +13,7 @@ import {
 import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import { UsageError } from "../lib/base/errors.ts";
 import { parseManifestChunk, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
 import { readInput, readManifestChunks } from "./_io.ts";
@@ -64,6 +65,13 @@ Examples:
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "cluster-info sign");
     for (const chunk of readManifestChunks(secretFiles)) {
+      // Fleets in the common simple shape are read straight into Secrets; the rest the general way.
+      const simple = simpleSecretsChunk(chunk, counts);
+      if (simple !== undefined) {
+        shown.tick(simple.length);
+        for (const s of simple) secrets.push(s);
+        continue;
+      }
       const objects = parseManifestChunk(chunk, counts);
       shown.tick(objects.length);
       for (const s of secretsIn(objects, chunk.source)) secrets.push(s);

@@ -225,13 +225,13 @@ function readLine(
     // `  key: value` in a block; anything deeper or shallower is not simple.
     if (block === 0 || text.charCodeAt(p + 1) !== SPACE) return undefined;
     const start = p + 2;
+    // The key of the previous document's line here, when this line has it too.
     const known = keyMemo[j];
-    const e = known !== undefined && text.startsWith(known, start) &&
-        text.charCodeAt(start + known.length) === COLON
-      ? start + known.length
-      : keyEnd(text, start);
+    const same = known !== undefined && text.startsWith(known, start) &&
+      text.charCodeAt(start + known.length) === COLON;
+    const e = same ? start + known.length : keyEnd(text, start);
     if (e < 0 || text.charCodeAt(e + 1) !== SPACE || e + 2 === eol) return undefined;
-    const key = known !== undefined && e - start === known.length ? known : text.slice(start, e);
+    const key = same ? known : text.slice(start, e);
     if (j < MEMO_LINES) keyMemo[j] = key;
     if (block === METADATA) {
       const field = key === "name" ? NAME : key === "namespace" ? NAMESPACE : 0;
