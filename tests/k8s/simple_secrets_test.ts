@@ -358,7 +358,8 @@ Deno.test("CLI token list and cluster-info sign print the same bytes whichever p
       const text = randomStream(r) + "---\n" + randomStream(r);
       // The same stream with a comment line at its end, which only the general path reads.
       const results: string[] = [];
-      for (const variant of [text, text + "# end\n"]) {
+      const forced = text + (text.endsWith("\n") ? "" : "\n") + "# end\n";
+      for (const variant of [text, forced]) {
         fs.writeFileSync(file, variant);
         const out = [];
         for (const argv of runs) {
