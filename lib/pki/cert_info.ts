@@ -11,6 +11,7 @@
 import {
   at,
   bitString,
+  ByteTable,
   DerCursor,
   generalizedTimeAt,
   integerValue,
@@ -310,10 +311,10 @@ export function parseCertificate(der: Uint8Array): Cert {
     if (n !== undefined) {
       switch (n) {
         case 15:
-          keyUsage = parseKeyUsage(e.value);
+          keyUsage = cached(KEY_USAGES, e.value, parseKeyUsage);
           break;
         case 19:
-          basicConstraints = parseBasicConstraints(e.value);
+          basicConstraints = cached(BASIC_CONSTRAINTS, e.value, parseBasicConstraints);
           break;
         case 17: {
           const r = goParseSan(e.value);
@@ -334,7 +335,7 @@ export function parseCertificate(der: Uint8Array): Cert {
           break;
         case 35:
           if (e.critical) fail("x509: authority key identifier incorrectly marked critical");
-          authorityKeyId = parseAuthorityKeyId(e.value);
+          authorityKeyId = cached(AUTHORITY_KEY_IDS, e.value, parseAuthorityKeyId);
           break;
         case 36:
         case 33:
@@ -342,7 +343,7 @@ export function parseCertificate(der: Uint8Array): Cert {
           checkPolicyExtension(n, e.value);
           break;
         case 37:
-          extKeyUsage = parseExtKeyUsage(e.value);
+          extKeyUsage = cached(EXT_KEY_USAGES, e.value, parseExtKeyUsage);
           break;
         case 14:
           if (e.critical) fail("x509: subject key identifier incorrectly marked critical");
@@ -469,37 +470,44 @@ function rangesEqual(b: Uint8Array, s1: number, e1: number, s2: number, e2: numb
   return true;
 }
 
-// A fleet shares its signature algorithm and issuer: both are read once per
-// distinct encoding (small tables keyed by the bytes, emptied when full).
-const sigAlgs = new Map<string, SigAlg>();
-const issuers = new Map<string, Name>();
-const TABLE_MAX = 256;
+// A fleet shares its signature algorithm, issuer and most extension values:
+// each is read once per distinct encoding (small tables keyed by the bytes).
+// What they hold is shared between certificates, so it is frozen.
+const SIG_ALGS = new ByteTable<SigAlg>(64, 256);
+const ISSUERS = new ByteTable<Name>(64, 1024);
+const KEY_USAGES = new ByteTable<number>(64, 16);
+const EXT_KEY_USAGES = new ByteTable<string[]>(64, 256);
+const BASIC_CONSTRAINTS = new ByteTable<{ isCA: boolean; maxPathLen: number }>(64, 32);
+const AUTHORITY_KEY_IDS = new ByteTable<Uint8Array>(64, 128);
+
+/** `parse(value)` through `table`: parsed once per distinct value (a failure is not kept). */
+function cached<T>(table: ByteTable<T>, value: Uint8Array, parse: (v: Uint8Array) => T): T {
+  let r = table.get(value, 0, value.length);
+  if (r === undefined) {
+    r = parse(value);
+    if (typeof r === "object" && !ArrayBuffer.isView(r)) Object.freeze(r);
+    table.set(value, 0, value.length, r);
+  }
+  return r;
+}
 
 /** `parseAI` + the signature algorithm of the AlgorithmIdentifier content `der[start:end]`. */
 function signatureAlgorithm(der: Uint8Array, start: number, end: number): SigAlg {
-  const key = end - start <= 64 ? latin1(der.subarray(start, end)) : undefined;
-  let alg = key === undefined ? undefined : sigAlgs.get(key);
+  let alg = SIG_ALGS.get(der, start, end);
   if (alg === undefined) {
     const ai = goParseAi(new DerCursor(der, start, end));
     alg = sigAlgFromAi(ai.oid, ai.params);
-    if (key !== undefined) {
-      if (sigAlgs.size >= TABLE_MAX) sigAlgs.clear();
-      sigAlgs.set(key, alg);
-    }
+    SIG_ALGS.set(der, start, end, alg);
   }
   return alg;
 }
 
 /** `parseName` of the issuer at `der[start:end]`; a repeated issuer shares the first one's Name. */
 function issuerName(der: Uint8Array, start: number, end: number): Name {
-  const key = end - start <= 1024 ? latin1(der.subarray(start, end)) : undefined;
-  let name = key === undefined ? undefined : issuers.get(key);
+  let name = ISSUERS.get(der, start, end);
   if (name === undefined) {
     name = parseCertNameAt(der, start, end);
-    if (key !== undefined) {
-      if (issuers.size >= TABLE_MAX) issuers.clear();
-      issuers.set(key, name);
-    }
+    ISSUERS.set(der, start, end, name);
   }
   return name;
 }
@@ -547,10 +555,40 @@ export function serialDecimal(serial: Uint8Array): string {
     for (let i = 0; i < serial.length; i++) v = v * 256 + serial[i]!;
     return String(v);
   }
+  if (serial.length <= 32) return decimalOfBytes(serial);
   let h = "0x";
   for (let i = 0; i < serial.length; i++) h += HEX_LOWER[serial[i]!];
   return BigInt(h).toString(10);
 }
+
+/** Decimal text of a short unsigned big-endian integer, in base-10^7 limbs (no BigInt). */
+function decimalOfBytes(b: Uint8Array): string {
+  const limbs = LIMBS;
+  let n = 1;
+  limbs[0] = 0;
+  for (let i = 0; i < b.length; i++) {
+    let carry = b[i]!;
+    for (let j = 0; j < n; j++) {
+      const v = limbs[j]! * 256 + carry;
+      carry = Math.floor(v / 1e7);
+      limbs[j] = v - carry * 1e7;
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / 1e7);
+      limbs[n++] = carry - q * 1e7;
+      carry = q;
+    }
+  }
+  let out = String(limbs[n - 1]);
+  for (let j = n - 2; j >= 0; j--) {
+    const t = String(limbs[j]!);
+    out += PAD7[t.length]! + t;
+  }
+  return out;
+}
+
+const LIMBS: number[] = new Array(16).fill(0);
+const PAD7 = ["0000000", "000000", "00000", "0000", "000", "00", "0", ""];
 
 const HEX_LOWER = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
 
@@ -573,8 +611,13 @@ const CACHE_MAX = 4096;
 const issuerTexts = new Map<string, string>();
 const timeTexts = new Map<number, string>();
 
+let lastIssuer: Name | undefined;
+let lastIssuerText = "";
+
 /** `formatName(c.issuer)`, cached by the issuer's DER (formatName reads only the parsed name). */
 function issuerText(c: Cert): string {
+  // Certificates with the same issuer bytes share one parsed Name.
+  if (c.issuer === lastIssuer) return lastIssuerText;
   const key = latin1(c.issuerDer);
   let s = issuerTexts.get(key);
   if (s === undefined) {
@@ -582,6 +625,8 @@ function issuerText(c: Cert): string {
     s = formatName(c.issuer);
     issuerTexts.set(key, s);
   }
+  lastIssuer = c.issuer;
+  lastIssuerText = s;
   return s;
 }
 
@@ -595,6 +640,18 @@ function rfc3339(d: Date): string {
     timeTexts.set(ms, s);
   }
   return s;
+}
+
+let lastKeyId: Uint8Array | undefined;
+let lastKeyIdText = "";
+
+/** `colonHex` of a key identifier; a fleet's certificates share their issuer's (see `cached`). */
+function keyIdText(id: Uint8Array): string {
+  if (id !== lastKeyId) {
+    lastKeyIdText = colonHex(id);
+    lastKeyId = id;
+  }
+  return lastKeyIdText;
 }
 
 /** A JSON-friendly summary of a certificate at time `now`. */
@@ -620,7 +677,7 @@ export function summarize(c: Cert, now: Date): Record<string, unknown> {
     isCA: isCa(c),
     signatureAlgorithm: sigAlgName(c.sigAlg),
     subjectKeyId: c.subjectKeyId ? colonHex(c.subjectKeyId) : "",
-    authorityKeyId: c.authorityKeyId ? colonHex(c.authorityKeyId) : "",
+    authorityKeyId: c.authorityKeyId ? keyIdText(c.authorityKeyId) : "",
     spkiPin: spkiHash(c.key.spki),
   };
 }

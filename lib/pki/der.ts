@@ -402,29 +402,57 @@ function oidText(buf: Uint8Array, start: number, end: number): string | undefine
   return out;
 }
 
-// Fleets repeat a handful of OIDs (extensions, name attributes, algorithms):
-// their text is kept in a small table keyed by a hash of the content bytes.
-const OID_SLOTS = 512;
-const oidKeys: (Uint8Array | undefined)[] = new Array(OID_SLOTS).fill(undefined);
-const oidVals: string[] = new Array(OID_SLOTS).fill("");
+/**
+ * A small table of values keyed by byte strings `buf[start:end]`, for what a
+ * fleet repeats (OIDs, an issuer, an algorithm, extension values): hash
+ * slots, a colliding entry replaces the older one, and a lookup allocates
+ * nothing. Keys longer than `maxKey` bytes are never kept.
+ */
+export class ByteTable<T> {
+  readonly #keys: (Uint8Array | undefined)[];
+  readonly #vals: (T | undefined)[];
+  readonly #mask: number;
+  readonly #maxKey: number;
+  #slot = 0;
 
-/** {@link oidString} of the content `buf[start:end]`, from a cache of recent OIDs. */
-export function oidAt(buf: Uint8Array, start: number, end: number): string | undefined {
-  const len = end - start;
-  if (len <= 0 || len > 40) return oidText(buf, start, end);
-  let h = len;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-  const slot = (h >>> 16) & (OID_SLOTS - 1);
-  const key = oidKeys[slot];
-  if (key !== undefined && key.length === len) {
-    let i = 0;
-    while (i < len && key[i] === buf[start + i]) i++;
-    if (i === len) return oidVals[slot];
+  /** `slots` must be a power of two. */
+  constructor(slots: number, maxKey: number) {
+    this.#keys = new Array(slots).fill(undefined);
+    this.#vals = new Array(slots).fill(undefined);
+    this.#mask = slots - 1;
+    this.#maxKey = maxKey;
   }
-  const s = oidText(buf, start, end);
-  if (s !== undefined) {
-    oidKeys[slot] = buf.slice(start, end);
-    oidVals[slot] = s;
+
+  /** The value kept for these bytes, or `undefined`. */
+  get(buf: Uint8Array, start: number, end: number): T | undefined {
+    const len = end - start;
+    if (len > this.#maxKey) return undefined;
+    let h = len;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+    const slot = this.#slot = (h >>> 16) & this.#mask;
+    const key = this.#keys[slot];
+    if (key === undefined || key.length !== len) return undefined;
+    for (let i = 0; i < len; i++) if (key[i] !== buf[start + i]) return undefined;
+    return this.#vals[slot];
+  }
+
+  /** Keeps `value` for these bytes; call right after a {@link get} of the same bytes. */
+  set(buf: Uint8Array, start: number, end: number, value: T): void {
+    if (end - start > this.#maxKey) return;
+    this.#keys[this.#slot] = buf.slice(start, end);
+    this.#vals[this.#slot] = value;
+  }
+}
+
+// Fleets repeat a handful of OIDs (extensions, name attributes, algorithms).
+const oids = new ByteTable<string>(512, 40);
+
+/** {@link oidString} of the content `buf[start:end]`, from a table of recent OIDs. */
+export function oidAt(buf: Uint8Array, start: number, end: number): string | undefined {
+  let s = oids.get(buf, start, end);
+  if (s === undefined) {
+    s = oidText(buf, start, end);
+    if (s !== undefined) oids.set(buf, start, end, s);
   }
   return s;
 }

@@ -9,6 +9,7 @@
  * @module
  */
 
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { certificateParts, tlvBytes } from "./der.ts";
@@ -40,8 +41,11 @@ export function spkiOf(certDer: Uint8Array, source?: string): Uint8Array {
 
 /** SHA-256 of `data`, lowercase hex. */
 export function sha256Hex(data: Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  // node:crypto's one-shot `hash` (Node 20.12+) skips the Hash object's set-up.
+  return oneShot ? oneShot("sha256", data, "hex") : createHash("sha256").update(data).digest("hex");
 }
+
+const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: "hex") => string }).hash;
 
 /**
  * kubeadm's pin of a certificate: `sha256:` + lowercase hex SHA-256 of its
