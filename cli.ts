@@ -337,6 +337,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         throw e instanceof JoinkitError ? new UsageError(e.message) : e;
       }
     }
+    // Whether a stream is a terminal is asked when a command reads it (main.ts's
+    // answer may load a module), so ctx.tty and ctx.progress are getters.
+    const tty = io.isTTY;
+    const draw = io.progress;
     const ctx: Context = {
       args: parsed.positionals,
       flags,
@@ -344,12 +348,23 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       stdout: out,
       stderr: err,
       tty: {
-        stdin: io.isTTY?.stdin === true,
-        stdout: io.isTTY?.stdout === true,
-        stderr: io.isTTY?.stderr === true,
+        get stdin() {
+          return tty?.stdin === true;
+        },
+        get stdout() {
+          return tty?.stdout === true;
+        },
+        get stderr() {
+          return tty?.stderr === true;
+        },
       },
-      ...(io.isTTY?.stderr === true && io.progress ? { progress: io.progress } : {}),
     };
+    if (draw) {
+      Object.defineProperty(ctx, "progress", {
+        get: () => tty?.stderr === true ? draw : undefined,
+        enumerable: true,
+      });
+    }
     const code = await command.run(ctx);
     return code ?? ExitCode.ok;
   } catch (e) {

@@ -29,22 +29,16 @@ function writeProgress(status: string): void {
 }
 
 /**
- * Which of stdin, stdout, stderr are terminals. Not process.stdin.isTTY: making process.stdin
- * would turn fd 0 non-blocking under the synchronous reads of commands/_io.ts. Under Deno its
- * own isTerminal(); node:tty only on Node (the binary), where it is built in: loading Deno's
- * node:tty (net, dns, os…) costs a start-up more than the rest of `--version`.
+ * Whether stdin (0), stdout (1) or stderr (2) is a terminal, asked only when a
+ * command wants to know. Not process.stdin.isTTY: making process.stdin would
+ * turn fd 0 non-blocking under the synchronous reads of commands/_io.ts. Under
+ * Deno, its own isTerminal(); on Node (the binary) node:tty, loaded only then:
+ * it pulls node:net, a start-up's worth of modules on either runtime.
  */
-async function terminals(): Promise<NonNullable<Io["isTTY"]>> {
+function isTerminal(fd: 0 | 1 | 2): boolean {
   const deno = (globalThis as { Deno?: typeof Deno }).Deno;
-  if (deno) {
-    return {
-      stdin: deno.stdin.isTerminal(),
-      stdout: deno.stdout.isTerminal(),
-      stderr: deno.stderr.isTerminal(),
-    };
-  }
-  const { isatty } = await import("node:tty");
-  return { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) };
+  if (deno) return [deno.stdin, deno.stdout, deno.stderr][fd]!.isTerminal();
+  return process.getBuiltinModule("node:tty").isatty(fd);
 }
 
 const io: Io = {
@@ -52,6 +46,17 @@ const io: Io = {
   stderr: writeStderrLine,
   progress: writeProgress,
   env: process.env,
+  isTTY: {
+    get stdin() {
+      return isTerminal(0);
+    },
+    get stdout() {
+      return isTerminal(1);
+    },
+    get stderr() {
+      return isTerminal(2);
+    },
+  },
 };
 
 // A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools.
@@ -69,6 +74,6 @@ const fatal = (e: unknown) => {
 process.on("uncaughtException", fatal);
 process.on("unhandledRejection", fatal);
 
-terminals().then((isTTY) => run(process.argv.slice(2), { ...io, isTTY })).then((code) => {
+run(process.argv.slice(2), io).then((code) => {
   process.exitCode = code;
 });
