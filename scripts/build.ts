@@ -17,8 +17,15 @@
  *
  * On the SEA route the heavy modules (@peculiar/x509, yaml) are initialised at
  * build time into a V8 startup snapshot (`useSnapshot`), so commands that need
- * them start nearly as fast as those that do not; `--no-snapshot` (or a
- * failed snapshot build) uses a plain V8 code cache (`useCodeCache`) instead.
+ * them start nearly as fast as those that do not. A snapshot build that fails
+ * is retried (up to {@link SEA_ATTEMPTS} attempts, each said on stderr), then
+ * the build fails: it never ships a code-cache binary in its place;
+ * `--no-snapshot` is the way to ask for one (`useCodeCache`).
+ *
+ * Every candidate binary is made beside the output (`<out>.sea-tmp`,
+ * `<out>.deno-tmp`), smoke-tested, and only then renamed over it: a failed
+ * build leaves the previous binary and its `.sha256` as they were, and no
+ * temporary file behind ({@link buildInto}).
  *
  * `--entry` lets the benchmark build a hello-world the same way.
  *
@@ -26,6 +33,7 @@
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
@@ -40,7 +48,7 @@ function log(line: string): void {
 
 function which(cmd: string): string | undefined {
   const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
-  const p = r.stdout.trim();
+  const p = (r.stdout ?? "").trim();
   return r.status === 0 && p ? p : undefined;
 }
 
@@ -49,14 +57,125 @@ function denoBin(): string {
   return process.execPath;
 }
 
-/** Runs a build step quietly; its output is shown only when it fails. */
-function run(cmd: string, args: string[], cwd: string): void {
+/**
+ * Runs the build step `what` quietly. When it fails, its whole output goes to
+ * `<cwd>/<log>` and the error is one line: the step, its exit status (or
+ * signal) and the last line it printed.
+ */
+function run(what: string, cmd: string, args: string[], cwd: string, log: string): void {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000 });
-  if (r.status !== 0) {
-    process.stderr.write(r.stdout + r.stderr);
-    throw new Error(`${path.basename(cmd)} ${args.slice(0, 1).join(" ")} failed (${r.status})`);
-  }
+  if (r.status === 0) return;
+  fs.writeFileSync(path.join(cwd, log), `$ ${cmd} ${args.join(" ")}\n${r.stdout}${r.stderr}`);
+  const last = `${r.stderr ?? ""}\n${r.stdout ?? ""}`.split("\n").map((l) => l.trim())
+    .filter(Boolean).at(-1);
+  const how = r.error
+    ? String(r.error.message)
+    : r.signal
+    ? `killed by ${r.signal}`
+    : `exit ${r.status}`;
+  throw new Error(
+    `${what} failed (${how}${last ? `: ${last}` : ""}; ` +
+      `full output in ${path.relative(ROOT, path.join(cwd, log))})`,
+  );
 }
+
+/** How many times the SEA route tries before the build fails. */
+export const SEA_ATTEMPTS = 3;
+
+/** What one attempt at a binary does (injected by the tests). */
+export interface Attempt {
+  /** Makes the candidate binary at `tmp` (throws when it cannot). */
+  make(tmp: string): void | Promise<void>;
+  /** Why the candidate at `tmp` is no good (e.g. it does not start), or undefined. */
+  check(tmp: string): string | undefined;
+}
+
+/**
+ * Makes `out` through the temporary file `out + suffix`: up to `attempts`
+ * tries of make-then-check, each failure said through `say` ("… attempt 1/3
+ * failed (…); retrying"). Only a candidate that passed its check replaces
+ * `out`, with its `sha256sum` line written to `out + ".sha256"` the same way
+ * (temporary file, then rename). The temporary files are removed whatever
+ * happens, so a failed build leaves no debris beside `out` and a previous good
+ * `out` (and its `.sha256`) as they were. Throws after the last failed attempt;
+ * returns the binary's SHA-256 (hex).
+ */
+export async function buildInto(
+  out: string,
+  suffix: string,
+  attempt: Attempt,
+  { attempts = 1, what = "build", say = log }: {
+    attempts?: number;
+    what?: string;
+    say?: (line: string) => void;
+  } = {},
+): Promise<string> {
+  const tmp = out + suffix;
+  const shaTmp = out + ".sha256" + suffix;
+  let why = "";
+  try {
+    for (let i = 1; i <= attempts; i++) {
+      fs.rmSync(tmp, { force: true });
+      try {
+        await attempt.make(tmp);
+        why = attempt.check(tmp) ?? "";
+      } catch (e) {
+        why = e instanceof Error ? e.message : String(e);
+      }
+      if (!why) {
+        const digest = createHash("sha256").update(fs.readFileSync(tmp)).digest("hex");
+        // `sha256sum -c joinkit.sha256` next to the binary checks it on the target host.
+        fs.writeFileSync(shaTmp, `${digest}  ${path.basename(out)}\n`);
+        fs.renameSync(tmp, out);
+        fs.renameSync(shaTmp, out + ".sha256");
+        return digest;
+      }
+      if (i < attempts) say(`${what} attempt ${i}/${attempts} failed (${why}); retrying`);
+    }
+  } finally {
+    fs.rmSync(tmp, { force: true });
+    fs.rmSync(shaTmp, { force: true });
+  }
+  throw new Error(
+    attempts > 1 ? `${what} failed ${attempts} times; last: ${why}` : `${what}: ${why}`,
+  );
+}
+
+/**
+ * The command prefix that makes the V8 snapshot reproducible: `unshare -pf`
+ * (as root; `-rpf` otherwise: the build's node gets the same PID every time,
+ * and the snapshot keeps it) with `setarch -R` (no address randomisation: the
+ * snapshot keeps a few addresses). Empty when this host allows neither
+ * together: the build still works, its bytes then differ from run to run.
+ */
+export function reproduciblePrefix(): string[] {
+  const arch = process.arch === "x64" ? "x86_64" : process.arch === "arm64" ? "aarch64" : "";
+  if (!arch) return [];
+  const works = (argv: string[]) =>
+    spawnSync(argv[0]!, [...argv.slice(1), "true"], { stdio: "ignore", timeout: 10_000 })
+      .status === 0;
+  for (const unshare of [["unshare", "-pf"], ["unshare", "-rpf"]]) {
+    const p = [...unshare, "setarch", arch, "-R"];
+    if (works(p)) return p;
+  }
+  return [];
+}
+
+/**
+ * V8 flags for the node that builds the blob, for the same bytes every time:
+ * one thread (GC, compilers) and a fixed seed for what V8 draws while it
+ * builds (not Math.random at run time, which is seeded again per process);
+ * --no-warnings keeps node's warning text (it names the PID) out of the heap.
+ * None of them changes V8's flag hash, which the binary checks its snapshot
+ * or code cache against.
+ */
+export const REPRODUCIBLE_NODE_FLAGS = [
+  "--no-warnings",
+  "--random-seed=1",
+  "--single-threaded-gc",
+  "--v8-pool-size=0",
+  "--no-concurrent-recompilation",
+];
 
 /** Checks that a built binary starts and prints the version main.ts would. */
 function smokeTest(bin: string, entry: string): string | undefined {
@@ -74,10 +193,27 @@ function smokeTest(bin: string, entry: string): string | undefined {
 }
 
 /** Route 1: deno compile. Returns an error text when it cannot be used. */
-function buildDeno(entry: string, out: string): string | undefined {
+async function buildDeno(entry: string, out: string): Promise<string | undefined> {
   const denort = process.env.DENORT_BIN;
   if (denort && !fs.existsSync(denort)) return `DENORT_BIN=${denort} does not exist`;
-  const tmp = out + ".deno-tmp";
+  try {
+    await buildInto(out, ".deno-tmp", {
+      make: (tmp) => denoCompile(entry, tmp),
+      // A DENORT_BIN that is not a real denort (e.g. the full deno CLI) yields a
+      // binary that ignores its payload: catch that before calling it a success.
+      check: (tmp) => {
+        const bad = smokeTest(tmp, entry);
+        return bad && `deno compile output does not run joinkit (${bad})`;
+      },
+    });
+    return undefined;
+  } catch (e) {
+    return (e instanceof Error ? e.message : String(e)).replace(/^build: /, "");
+  }
+}
+
+/** `deno compile` of `entry` into `tmp`; throws with its first and last lines. */
+function denoCompile(entry: string, tmp: string): void {
   const r = spawnSync(denoBin(), [
     "compile",
     "-A",
@@ -95,27 +231,27 @@ function buildDeno(entry: string, out: string): string | undefined {
     "node_modules/postject",
     "--exclude",
     "node_modules/@types",
+    // deno.json's lazy-dynamic-imports would leave the command modules (reached
+    // only through import()) out of the executable: name them.
+    "--include",
+    "commands",
+    "--include",
+    "lib",
     "--output",
     tmp,
     entry,
-  ], { cwd: ROOT, encoding: "utf8", timeout: 300_000, env: { ...process.env, NO_COLOR: "1" } });
+  ], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 300_000,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   if (r.status !== 0) {
-    fs.rmSync(tmp, { force: true });
     const lines = (r.stderr || String(r.error)).split("\n").map((l) => l.trim()).filter((l) =>
       l && !/^\d+: <unknown>$|^Stack backtrace:$/.test(l)
     );
-    const why = [...new Set([lines[0], lines.at(-1)])].join(" ... ");
-    return `deno compile failed: ${why}`;
+    throw new Error(`deno compile failed: ${[...new Set([lines[0], lines.at(-1)])].join(" ... ")}`);
   }
-  // A DENORT_BIN that is not a real denort (e.g. the full deno CLI) yields a
-  // binary that ignores its payload: catch that before calling it a success.
-  const bad = smokeTest(tmp, entry);
-  if (bad) {
-    fs.rmSync(tmp, { force: true });
-    return `deno compile output does not run joinkit (${bad})`;
-  }
-  fs.renameSync(tmp, out);
-  return undefined;
 }
 
 /** Command modules cli.ts names that do not exist (yet): they become stubs. */
@@ -181,31 +317,96 @@ Promise.all([${warm?.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).th
     logLevel: "silent",
     // main.ts reads import.meta only in tests; keep esbuild from warning about it.
     define: { "import.meta.url": "undefined" },
+    // A SEA main script has no dynamic import(): every import() (main.ts's
+    // `node:tty`) becomes a require() of the built-in, or a bundled initialiser.
+    supported: { "dynamic-import": false },
     plugins: [missingStubPlugin(missing)],
   });
   for (const w of result.warnings) log(`esbuild warning: ${w.text}`);
   return missing;
 }
 
-/** Route 2: Node single executable application. Returns whether it has a snapshot. */
-async function buildSea(entry: string, out: string, snapshot: boolean): Promise<boolean> {
-  if (snapshot) {
-    try {
-      await buildSeaOnce(entry, out, true);
-      return true;
-    } catch (e) {
-      log(`V8 snapshot build failed (${e instanceof Error ? e.message : e}); without snapshot`);
-    }
-  }
-  await buildSeaOnce(entry, out, false);
-  return false;
+/** One SEA attempt's steps; the tests inject failing ones. */
+export interface SeaSteps {
+  /** Makes the binary for `out` at `tmp`, with a snapshot or a code cache; returns the bundle size. */
+  make(tmp: string, snapshot: boolean): Promise<number>;
+  /** Why the binary at `tmp` does not run, or undefined. */
+  check(tmp: string): string | undefined;
+  /** Where the progress lines go. */
+  say(line: string): void;
 }
 
-async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Promise<void> {
-  const node = which("node");
-  if (!node) throw new Error("node not found on PATH (needed for the SEA route)");
-  const nodeExe = execFileSync(node, ["-p", "process.execPath"], { encoding: "utf8" }).trim();
-  const nodeVersion = execFileSync(nodeExe, ["--version"], { encoding: "utf8" }).trim();
+/**
+ * Route 2: Node single executable application, with a V8 startup snapshot
+ * unless `snapshot` is false. Up to {@link SEA_ATTEMPTS} attempts (a snapshot
+ * build can fail on a loaded machine), each failure said; then it throws one
+ * line: a failed snapshot build never turns into a code-cache binary (only
+ * `--no-snapshot` asks for one). Returns the binary's SHA-256.
+ */
+export async function buildSea(
+  entry: string,
+  out: string,
+  snapshot: boolean,
+  steps: SeaSteps = seaSteps(entry, out),
+): Promise<string> {
+  const kind = snapshot ? "V8 startup snapshot" : "code cache";
+  let bundleSize = 0;
+  try {
+    const digest = await buildInto(out, ".sea-tmp", {
+      make: async (tmp) => {
+        bundleSize = await steps.make(tmp, snapshot);
+      },
+      check: (tmp) => steps.check(tmp),
+    }, { attempts: SEA_ATTEMPTS, what: `node SEA build with ${kind}`, say: steps.say });
+    steps.say(`SEA with ${kind}, bundle ${bundleSize} bytes`);
+    return digest;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(
+      snapshot
+        ? `${why}; no binary written (not falling back to a code-cache binary: ` +
+          `rerun, or ask for one with --no-snapshot)`
+        : `${why}; no binary written`,
+    );
+  }
+}
+
+/** The real SEA steps: the local node, esbuild, postject. */
+function seaSteps(entry: string, out: string): SeaSteps {
+  let node: { exe: string; version: string; prefix: string[] } | undefined;
+  const local = () => {
+    if (node) return node;
+    const found = which("node");
+    if (!found) throw new Error("node not found on PATH (needed for the SEA route)");
+    const exe = execFileSync(found, ["-p", "process.execPath"], { encoding: "utf8" }).trim();
+    const version = execFileSync(exe, ["--version"], { encoding: "utf8" }).trim();
+    return node = { exe, version, prefix: reproduciblePrefix() };
+  };
+  return {
+    make: (tmp, snapshot) => {
+      const { exe, prefix } = local();
+      return seaBinary(entry, out, tmp, snapshot, exe, prefix);
+    },
+    check: (tmp) => smokeTest(tmp, entry),
+    say: (line) => log(line.startsWith("SEA ") ? `node ${local().version} ${line}` : line),
+  };
+}
+
+let warmSaid = false;
+
+/**
+ * Makes one SEA binary for `out` at `tmp`: bundle, blob (snapshot or code cache),
+ * stripped copy of node, blob injected. Its work files go to
+ * {@link workDir}. Returns the bundle's size.
+ */
+async function seaBinary(
+  entry: string,
+  out: string,
+  tmp: string,
+  snapshot: boolean,
+  nodeExe: string,
+  prefix: string[],
+): Promise<number> {
   const work = workDir(out);
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
@@ -217,19 +418,23 @@ async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Prom
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
   }
-  if (warm?.length) log(`snapshot pre-initialises ${warm.join(", ")}`);
-  const blob = path.join(work, "sea-prep.blob");
+  if (warm?.length && !warmSaid) log(`snapshot pre-initialises ${warm.join(", ")}`);
+  warmSaid = true;
+  // Paths relative to the work directory, so the blob does not hold the checkout's path.
   const config = {
-    main: script,
-    output: blob,
+    main: "bundle.cjs",
+    output: "sea-prep.blob",
     disableExperimentalSEAWarning: true,
     useSnapshot: snapshot,
     // A snapshot holds compiled code already; node refuses both together.
     useCodeCache: !snapshot,
   };
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
-  run(nodeExe, ["--experimental-sea-config", "sea-config.json"], work);
-  const tmp = out + ".sea-tmp";
+  // Same bytes from the same tree: REPRODUCIBLE_NODE_FLAGS, and `prefix` fixes
+  // the PID and the addresses (reproduciblePrefix).
+  const sea = [nodeExe, ...REPRODUCIBLE_NODE_FLAGS, "--experimental-sea-config"];
+  const argv = [...prefix, ...sea, "sea-config.json"];
+  run("node --experimental-sea-config", argv[0]!, argv.slice(1), work, "sea-config.log");
   fs.copyFileSync(nodeExe, tmp);
   fs.chmodSync(tmp, 0o755);
   // Distribution node binaries may carry debug info (~13 MB here): drop it when we can.
@@ -238,17 +443,14 @@ async function buildSeaOnce(entry: string, out: string, snapshot: boolean): Prom
     fs.copyFileSync(nodeExe, tmp);
   }
   const postject = path.join(ROOT, "node_modules/postject/dist/cli.js");
-  run(nodeExe, [postject, tmp, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE], work);
-  const bad = smokeTest(tmp, entry);
-  if (bad) {
-    fs.rmSync(tmp, { force: true });
-    throw new Error(`SEA binary does not run: ${bad}`);
-  }
-  fs.renameSync(tmp, out);
-  log(
-    `node ${nodeVersion} SEA${snapshot ? " with V8 startup snapshot" : " with code cache"}, ` +
-      `bundle ${fs.statSync(script).size} bytes`,
+  run(
+    "postject",
+    nodeExe,
+    [postject, tmp, "NODE_SEA_BLOB", "sea-prep.blob", "--sentinel-fuse", SEA_FUSE],
+    work,
+    "postject.log",
   );
+  return fs.statSync(script).size;
 }
 
 /**
@@ -307,23 +509,23 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   let took = "";
   let snapshot = false;
+  let digest = "";
   if (route !== "sea") {
-    const why = buildDeno(entry, out);
-    if (!why) took = "deno compile";
-    else if (route === "deno") {
+    const why = await buildDeno(entry, out);
+    if (!why) {
+      took = "deno compile";
+      digest = fs.readFileSync(out + ".sha256", "utf8").slice(0, 64);
+    } else if (route === "deno") {
       log(why);
       return 1;
     } else log(`${why}; falling back to Node SEA`);
   }
   if (!took) {
-    snapshot = await buildSea(entry, out, !values["no-snapshot"]);
+    snapshot = !values["no-snapshot"];
+    digest = await buildSea(entry, out, snapshot);
     took = "node SEA (esbuild + postject)";
   }
   const size = fs.statSync(out).size;
-  // `sha256sum -c joinkit.sha256` next to the binary checks it on the target host.
-  const { createHash } = await import("node:crypto");
-  const digest = createHash("sha256").update(fs.readFileSync(out)).digest("hex");
-  fs.writeFileSync(out + ".sha256", `${digest}  ${path.basename(out)}\n`);
   fs.mkdirSync(workDir(out), { recursive: true });
   fs.writeFileSync(
     path.join(workDir(out), "build-info.json"),
