@@ -101,7 +101,8 @@ export async function signStream(ctx: Context, o: StreamOptions): Promise<number
   const counts = { documents: 0, objects: 0 };
   try {
     const chunks = function* () {
-      yield* o.read;
+      // Handed out once each, so the first 16 MiB are not kept for the whole run.
+      for (let c = o.read.shift(); c !== undefined; c = o.read.shift()) yield c;
       for (let c = o.rest.next(); !c.done; c = o.rest.next()) yield c.value;
     };
     for (const chunk of chunks()) {

@@ -13,6 +13,8 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { InputError } from "../lib/base/errors.ts";
 import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
+import { JsonListReader } from "../lib/k8s/json_stream.ts";
+import { memoryCheckpoint } from "./_memory.ts";
 
 /** One input that was read. */
 export interface Input {
@@ -196,7 +198,7 @@ export interface TextChunk {
   /** Whether this is the input's last chunk. */
   last: boolean;
   /** Set for the parts of one long `List` read item by item (see ManifestChunk.list). */
-  list?: { document: number; itemsBefore: number; end: boolean };
+  list?: { document: number; itemsBefore: number; end: boolean; json?: boolean };
 }
 
 /**
@@ -217,7 +219,8 @@ const SEPARATOR = /^---(?=[ \t\r\n]|$)/gm;
  * {@link MAX_INPUT_BYTES} (then its piece is that document), a larger one
  * is refused. An input no larger than a piece comes whole, in one chunk, as
  * {@link readInput} reads it. JSON (an input that starts with `{` or `[`) is
- * one document.
+ * one document: up to {@link MAX_INPUT_BYTES} it comes whole; a longer one
+ * must be a `List`, read item by item (lib/k8s/json_stream.ts).
  */
 export function* readManifestChunks(names: readonly string[]): Generator<TextChunk> {
   let files = 0;
@@ -257,7 +260,8 @@ function* chunksOf(file: string): Generator<TextChunk> {
     // ignoreBOM: a BOM stays in the text, as readInput leaves it (the parser drops it).
     const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
     const buf = Buffer.alloc(1 << 20);
-    const r = { pending: "", eof: false };
+    // `block`: the text the last read added to `pending`.
+    const r = { pending: "", eof: false, block: "" };
     /** Reads the next block into `r.pending`; false at the end of the input. */
     const more = (): boolean => {
       if (r.eof) return false;
@@ -276,32 +280,66 @@ function* chunksOf(file: string): Generator<TextChunk> {
           throw describe(err, source);
         }
       }
-      r.pending += n === 0
-        ? decoder.decode()
-        : decoder.decode(buf.subarray(0, n), { stream: true });
+      r.block = n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
+      r.pending += r.block;
       if (n === 0) r.eof = true;
       return n !== 0;
     };
     let index = 0;
     let json: boolean | undefined;
     let documents = 0; // documents started before `pending`
+    // While one document grows past a piece: the end of the text scanned so far. Only the
+    // new text is scanned for a `---` line then; scanning all of `pending` again after each
+    // read would copy it whole each time (a 16 MiB document: ~136 MiB of garbage strings).
+    let tail: string | undefined;
     while (more()) {
       if (json === undefined) {
         const t = r.pending.replace(/^\uFEFF/, "").trimStart();
         if (t !== "") json = t.startsWith("{") || t.startsWith("[");
       }
+      if (tail !== undefined) {
+        const fresh = tail + r.block;
+        tail = fresh.slice(-8);
+        SEPARATOR.lastIndex = 0;
+        // A match here may be a false alarm (the text before `tail` is not seen): the exact
+        // search below decides.
+        if (r.pending.length <= MAX_INPUT_BYTES && !SEPARATOR.test(fresh)) continue;
+        tail = undefined;
+      }
       // More than a piece: hand out the whole documents that fit (or the one that does not).
       while (r.pending.length > PIECE_BYTES) {
         let cut = json ? 0 : lastSeparatorWithin(r.pending, PIECE_BYTES);
         if (cut <= 0 && !json) cut = firstSeparatorAfter(r.pending, PIECE_BYTES);
-        if (cut <= 0 && r.pending.length <= MAX_INPUT_BYTES) break; // the document goes on
+        if (cut <= 0 && r.pending.length <= MAX_INPUT_BYTES) {
+          if (!json) tail = r.pending.slice(-8);
+          break; // the document goes on
+        }
         if (cut <= 0 || cut > MAX_INPUT_BYTES) {
           if (json) {
-            throw new InputError(`${source}: JSON document larger than ${MAX_INPUT_BYTES} bytes`);
+            // JSON is one document: a List is read item by item, anything else refused.
+            const reader = new JsonListReader(source, documents + 1);
+            let parts = reader.push(r.pending);
+            r.pending = "";
+            for (;;) {
+              for (const part of parts) {
+                yield { source, text: part.text, index: index++, last: false, list: part.list };
+                memoryCheckpoint(part.text.length);
+              }
+              if (r.eof) break;
+              more();
+              parts = reader.push(r.block);
+              r.pending = "";
+            }
+            for (const part of reader.finish()) {
+              yield { source, text: part.text, index: index++, last: false, list: part.list };
+            }
+            documents++;
+            continue;
           }
           // One document over the bound: a List is read item by item, anything else refused.
           for (const part of listParts(r, more, source, documents + 1)) {
             yield { source, text: part.text, index: index++, last: false, list: part.list };
+            memoryCheckpoint(part.text.length);
           }
           documents++;
           continue;
@@ -310,6 +348,7 @@ function* chunksOf(file: string): Generator<TextChunk> {
         documents += countSeparators(text) + (index === 0 && !text.startsWith("---") ? 1 : 0);
         r.pending = r.pending.slice(cut);
         yield { source, text, index: index++, last: false };
+        memoryCheckpoint(text.length);
       }
     }
     yield { source, text: r.pending, index, last: true };

@@ -185,7 +185,13 @@ Examples:
       if (usagesFlag.length) {
         throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
       }
-      const format = outputFormat(ctx.flags, ["yaml", "json", "pem"] as const, "yaml");
+      // A JSON List over 16 MiB comes in parts read item by item (lib/k8s/json_stream.ts).
+      const json = read.some((c) => c.list?.json === true);
+      const format = outputFormat(
+        ctx.flags,
+        ["yaml", "json", "pem"] as const,
+        json ? "json" : "yaml",
+      );
       return await signStream(ctx, {
         read,
         rest: pieces,

@@ -73,6 +73,11 @@ export interface ManifestChunk {
     itemsBefore: number;
     /** The List's fields other than `items` (its last chunk). */
     end: boolean;
+    /**
+     * A JSON List's part (lib/k8s/json_stream.ts): parsed as JSON only, its
+     * brackets already counted over the whole input.
+     */
+    json?: boolean;
   };
 }
 
@@ -120,7 +125,13 @@ function parseListPart(
 ): KubeObject[] {
   // The List's own fields (its last part) are one object that is not one of its items.
   const own = { documents: list.document - 1, objects: list.end ? 0 : counts.objects };
-  const objects = parseManifestText(chunk.text, chunk.source, own, list.itemsBefore);
+  const objects = parseManifestText(
+    chunk.text,
+    chunk.source,
+    own,
+    list.itemsBefore,
+    list.json === true ? list.document : 0,
+  );
   if (!list.end) {
     counts.objects = own.objects;
     return objects;
@@ -144,6 +155,7 @@ function parseManifestText(
   source: string,
   counts: ChunkCounts | undefined,
   itemsBefore = 0,
+  jsonDocument = 0,
 ): KubeObject[] {
   if (text.length > MAX_INPUT_BYTES) {
     throw new InputError(`${source}: input larger than ${MAX_INPUT_BYTES} bytes`);
@@ -151,13 +163,18 @@ function parseManifestText(
   const docsBefore = counts?.documents ?? 0;
   const objectsBefore = counts?.objects ?? 0;
   const clean = text.replace(/^\uFEFF/, "");
-  checkBracketDepth(clean, source);
+  // A JSON List's part: its brackets were counted over the whole input (json_stream.ts).
+  if (jsonDocument === 0) checkBracketDepth(clean, source);
   let docs: unknown[];
   const trimmed = clean.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
       docs = [JSON.parse(clean)];
     } catch {
+      // A JSON List's part is JSON only (JSON.parse's message quotes input: not repeated).
+      if (jsonDocument > 0) {
+        throw new InputError(`${source}: document ${jsonDocument} is not valid JSON`);
+      }
       docs = parseYaml(clean, source, docsBefore);
     }
   } else {
