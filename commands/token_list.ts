@@ -19,7 +19,7 @@ import {
 } from "../lib/k8s/secret.ts";
 import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { SECRET_TYPE, TOKEN_NAMESPACE } from "../lib/tokens/token.ts";
-import { tokenOutputObject, writeTokenTable } from "../lib/tokens/token_list.ts";
+import { sortTokensByName, tokenOutputObject, writeTokenTable } from "../lib/tokens/token_list.ts";
 import { goJsonIndent } from "../lib/go/json.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, outputFormat } from "./_flags.ts";
@@ -122,8 +122,7 @@ Examples:
       }
     }
     shown.done();
-    // The default sort orders strings by code unit, as `<` does, without a callback per pair.
-    const tokens = [...byName.keys()].sort().map((name) => byName.get(name)!.token);
+    const tokens = sortTokensByName([...byName.values()].map((e) => e.token));
     if (tokens.length === 0 && problems === 0) {
       ctx.stderr("no bootstrap token Secrets found");
     }

@@ -274,7 +274,8 @@ function readSimpleSecrets(text: string): DecodedSecret[] | undefined {
     let separator = false;
     while (p < n) {
       let l = lineMemo[j];
-      if (l === undefined || l.block !== block || !text.startsWith(l.text, p)) {
+      // (A slice compared is faster than startsWith, which compares code unit by code unit.)
+      if (l === undefined || l.block !== block || text.slice(p, p + l.text.length) !== l.text) {
         l = readLine(text, p, text.indexOf("\n", p), block, j);
         if (l === undefined) return undefined;
         if (j < MEMO_LINES) lineMemo[j] = l;

@@ -34,7 +34,12 @@ export function formatTokenRow(t: ParsedBootstrapToken, now: Date, cache?: Expir
 }
 
 /** The cells of {@link formatTokenRow}, before the tabs join them. */
-function rowCells(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): string[] {
+function rowCells(
+  t: ParsedBootstrapToken,
+  now: Date,
+  cache?: ExpiryCache,
+  joins?: Joins,
+): string[] {
   let ttl = "<forever>";
   let expires = "<never>";
   const e = t.expires;
@@ -64,9 +69,9 @@ function rowCells(t: ParsedBootstrapToken, now: Date, cache?: ExpiryCache): stri
       }
     }
   }
-  const usages = t.usages.join(",") || "<none>";
+  const usages = (joins ? joined(t.usages, joins.usages) : t.usages.join(",")) || "<none>";
   const description = t.description || "<none>";
-  const groups = t.groups.join(",") || "<none>";
+  const groups = (joins ? joined(t.groups, joins.groups) : t.groups.join(",")) || "<none>";
   return [
     tokenString(t.token),
     padRight(ttl, 9),
@@ -112,6 +117,8 @@ export function writeTokenTable(
   write: (text: string) => void,
 ): void {
   const expiryCache: ExpiryCache = {};
+  const joins: Joins = { usages: {}, groups: {} };
+  const padded: PaddedCell[] = [];
   const opts = { minwidth: 10, padding: 3 };
   let out = "";
   for (let i = 0; i < tokens.length; i++) {
@@ -119,16 +126,13 @@ export function writeTokenTable(
       write(out);
       out = "";
     }
-    const cells = rowCells(tokens[i]!, now, expiryCache);
-    if (i > 0 && !cells.some((c) => CELL_BREAK.test(c))) {
-      // What tabwriteRow does with the joined row, without joining and splitting it again.
-      let line = "";
-      for (let j = 0; j < cells.length - 1; j++) {
-        const cell = cells[j]!;
-        line += padRight(cell, Math.max(opts.minwidth, runeCount(cell) + opts.padding));
+    const cells = rowCells(tokens[i]!, now, expiryCache, joins);
+    if (i > 0) {
+      const line = plainRow(cells, padded);
+      if (line !== undefined) {
+        out += line;
+        continue;
       }
-      out += line + cells[cells.length - 1] + "\n";
-      continue;
     }
     const row = cells.join("\t") + "\n";
     out += i === 0 ? tabwrite(COLUMNS.join("\t") + "\n" + row, opts) : tabwriteRow(row, opts);
@@ -138,6 +142,118 @@ export function writeTokenTable(
 
 /** Characters that end a cell or a line for the tabwriter. */
 const CELL_BREAK = /[\t\v\n\f]/;
+
+/** A cell as a row on its own writes it (undefined: it holds a break), for the column's next rows. */
+interface PaddedCell {
+  cell: string;
+  text: string | undefined;
+}
+
+/**
+ * What tabwriteRow writes for a row of these cells (each but the last padded
+ * to its own width plus padding), without joining and splitting it; undefined
+ * when a cell holds a tab or a line break (tabwriteRow then reads the row).
+ * Columns repeat their values down a fleet's rows: each column's last cell
+ * is remembered in `padded`.
+ */
+function plainRow(cells: readonly string[], padded: PaddedCell[]): string | undefined {
+  const last = cells.length - 1;
+  let line = "";
+  for (let j = 0; j <= last; j++) {
+    const cell = cells[j]!;
+    let p = padded[j];
+    if (p === undefined || p.cell !== cell) {
+      const text = CELL_BREAK.test(cell)
+        ? undefined
+        : j === last
+        ? cell
+        : padRight(cell, Math.max(10, runeCount(cell) + 3));
+      p = { cell, text };
+      padded[j] = p;
+    }
+    if (p.text === undefined) return undefined;
+    line += p.text;
+  }
+  return line + "\n";
+}
+
+/** The last list joined per column (usages, groups), for the rows that share it. */
+interface Joins {
+  usages: { list?: readonly string[]; text?: string };
+  groups: { list?: readonly string[]; text?: string };
+}
+
+/** `list.join(",")`, remembered in `memo` for the next equal list. */
+function joined(
+  list: readonly string[],
+  memo: { list?: readonly string[]; text?: string },
+): string {
+  const l = memo.list;
+  if (l !== undefined && l.length === list.length) {
+    let same = true;
+    for (let k = 0; k < l.length; k++) {
+      if (l[k] !== list[k]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return memo.text!;
+  }
+  const text = list.join(",");
+  memo.list = list;
+  memo.text = text;
+  return text;
+}
+
+/**
+ * Tokens sorted by Secret name, by code units (the order of `sort()`; equal
+ * names keep their order). Names of valid tokens (`bootstrap-token-` and six
+ * of `[a-z0-9]`) are sorted as numbers, without a string comparison per pair.
+ *
+ * @example
+ * ```ts ignore
+ * sortTokensByName(tokens).map((t) => t.name);
+ * ```
+ */
+export function sortTokensByName(tokens: readonly ParsedBootstrapToken[]): ParsedBootstrapToken[] {
+  const n = tokens.length;
+  if (n <= INDEX_SPAN) {
+    const keys = new Float64Array(n);
+    let i = 0;
+    for (; i < n; i++) {
+      const k = nameKey(tokens[i]!.name);
+      if (k < 0) break;
+      // Exact: the key is below 36^6 < 2^32, the index below 2^21.
+      keys[i] = k * INDEX_SPAN + i;
+    }
+    if (i === n) {
+      keys.sort();
+      const out = new Array<ParsedBootstrapToken>(n);
+      for (let j = 0; j < n; j++) out[j] = tokens[keys[j]! % INDEX_SPAN]!;
+      return out;
+    }
+  }
+  return [...tokens].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const INDEX_SPAN = 2 ** 21;
+const NAME_PREFIX = "bootstrap-token-";
+
+/**
+ * `bootstrap-token-<id>` with `id` six of `[a-z0-9]` as a number in the same
+ * order as the names (digits before letters, as in code units), else -1.
+ */
+function nameKey(name: string): number {
+  if (name.length !== NAME_PREFIX.length + 6 || !name.startsWith(NAME_PREFIX)) return -1;
+  let k = 0;
+  for (let i = NAME_PREFIX.length; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 48 && c <= 57) k = k * 36 + (c - 48);
+    else if (c >= 97 && c <= 122) k = k * 36 + (c - 87);
+    else return -1;
+  }
+  return k;
+}
 
 /**
  * `tabwrite` of one line on its own (a tabwriter with nothing to align it
