@@ -366,43 +366,124 @@ export function parseCertificate(der: Uint8Array): Cert {
   }
 
   if (!readTagAt(der, ip, iEnd, Tag.BIT_STRING)) return fail("x509: malformed signature");
-  const sig = bitString(der.subarray(at.cs, at.end));
-  if (!sig) return fail("x509: malformed signature");
+  const sigStart = at.cs, sigEnd = at.end;
+  if (!bitString(der.subarray(sigStart, sigEnd))) return fail("x509: malformed signature");
   if (certEnd !== n) fail("x509: trailing data");
 
-  return {
-    der,
-    tbs: der.subarray(tbsStart, tbsEnd),
-    sigOid: sigAlg.oid,
-    sigAlg,
-    signature: rightAlign(sig.bytes, sig.bitLength),
-    version,
-    serial: der.slice(serialStart, serialEnd),
-    issuer,
-    issuerDer: der.subarray(issuerStart, issuerEnd),
-    subject,
-    subjectDer: der.subarray(subjectStart, subjectEnd),
-    notBefore,
-    notAfter,
-    key,
-    extensions,
-    keyUsage,
-    extKeyUsage,
-    basicConstraints,
-    subjectKeyId,
-    authorityKeyId,
-    sans,
-    signatureAlgorithm: sigAlg.goName ?? "",
-    publicKeyAlgorithm,
-    basicConstraintsValid: basicConstraints !== undefined,
-    isCA: basicConstraints?.isCA ?? false,
-    maxPathLen: basicConstraints?.maxPathLen ?? -1,
-    hasSanExtension: sanExtension !== undefined,
-    sanExtension,
-    sanIpBytes,
-    nameConstraints,
-    unhandledCriticalExtensions,
-  };
+  const c = new ParsedCert(der, tbsStart, tbsEnd, serialStart, serialEnd, issuerStart, issuerEnd);
+  c.subjectStart = subjectStart;
+  c.subjectEnd = subjectEnd;
+  c.sigStart = sigStart;
+  c.sigEnd = sigEnd;
+  c.sigOid = sigAlg.oid;
+  c.sigAlg = sigAlg;
+  c.version = version;
+  c.issuer = issuer;
+  c.subject = subject;
+  c.notBefore = notBefore;
+  c.notAfter = notAfter;
+  c.key = key;
+  c.extensions = extensions;
+  c.keyUsage = keyUsage;
+  c.extKeyUsage = extKeyUsage;
+  c.basicConstraints = basicConstraints;
+  c.subjectKeyId = subjectKeyId;
+  c.authorityKeyId = authorityKeyId;
+  c.sans = sans;
+  c.signatureAlgorithm = sigAlg.goName ?? "";
+  c.publicKeyAlgorithm = publicKeyAlgorithm;
+  c.basicConstraintsValid = basicConstraints !== undefined;
+  c.isCA = basicConstraints?.isCA ?? false;
+  c.maxPathLen = basicConstraints?.maxPathLen ?? -1;
+  c.hasSanExtension = sanExtension !== undefined;
+  c.sanExtension = sanExtension;
+  c.sanIpBytes = sanIpBytes;
+  c.nameConstraints = nameConstraints;
+  c.unhandledCriticalExtensions = unhandledCriticalExtensions;
+  return c;
+}
+
+/**
+ * A parsed certificate that keeps offsets into its DER instead of views:
+ * `tbs`, `serial`, `issuerDer`, `subjectDer` and `signature` are made when
+ * read (a fleet held in memory keeps no typed array per field).
+ */
+class ParsedCert implements Cert {
+  subjectStart = 0;
+  subjectEnd = 0;
+  sigStart = 0;
+  sigEnd = 0;
+  sigOid = "";
+  sigAlg!: SigAlg;
+  version = 0;
+  issuer!: Name;
+  subject!: Name;
+  notBefore!: Date;
+  notAfter!: Date;
+  key!: KeyInfo;
+  extensions!: Extension[];
+  keyUsage: number | undefined;
+  extKeyUsage: string[] | undefined;
+  basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
+  subjectKeyId: Uint8Array | undefined;
+  authorityKeyId: Uint8Array | undefined;
+  sans!: Sans;
+  signatureAlgorithm = "";
+  publicKeyAlgorithm = "";
+  basicConstraintsValid = false;
+  isCA = false;
+  maxPathLen = -1;
+  hasSanExtension = false;
+  sanExtension: Uint8Array | undefined;
+  sanIpBytes!: Uint8Array[];
+  nameConstraints: NameConstraints | undefined;
+  unhandledCriticalExtensions!: string[];
+
+  constructor(
+    readonly der: Uint8Array,
+    readonly tbsStart: number,
+    readonly tbsEnd: number,
+    readonly serialStart: number,
+    readonly serialEnd: number,
+    readonly issuerStart: number,
+    readonly issuerEnd: number,
+  ) {}
+
+  get tbs(): Uint8Array {
+    return this.der.subarray(this.tbsStart, this.tbsEnd);
+  }
+
+  get serial(): Uint8Array {
+    return this.der.subarray(this.serialStart, this.serialEnd);
+  }
+
+  get issuerDer(): Uint8Array {
+    return this.der.subarray(this.issuerStart, this.issuerEnd);
+  }
+
+  get subjectDer(): Uint8Array {
+    return this.der.subarray(this.subjectStart, this.subjectEnd);
+  }
+
+  get signature(): Uint8Array {
+    const sig = bitString(this.der.subarray(this.sigStart, this.sigEnd))!;
+    return rightAlign(sig.bytes, sig.bitLength);
+  }
+}
+
+/** An extension of a {@link ParsedCert}: its value is a view into the DER, made when read. */
+class CertExtension implements Extension {
+  constructor(
+    readonly oid: string,
+    readonly critical: boolean,
+    readonly der: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  get value(): Uint8Array {
+    return this.der.subarray(this.start, this.end);
+  }
 }
 
 // Shared, frozen values for what most certificates lack.
@@ -451,7 +532,7 @@ function readExtensions(der: Uint8Array, start: number, end: number): Extension[
     }
     if (dup) fail(`x509: certificate contains duplicate extension with OID "${oid}"`);
     seen?.add(oid);
-    extensions.push({ oid, critical, value: der.subarray(at.cs, at.end) });
+    extensions.push(new CertExtension(oid, critical, der, at.cs, at.end));
   }
   return extensions;
 }
