@@ -57,13 +57,18 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
   const payload = Buffer.from(`.${base64Url(content)}`, "latin1");
   return (tokenId, tokenSecret) => {
     const header = base64Url(jwsHeader(tokenId));
-    const mac = createHmac("sha256", Buffer.from(tokenSecret, "utf8"))
+    // An ASCII secret is its own UTF-8: handed over as is, without a buffer per token.
+    const key = ASCII.test(tokenSecret) ? tokenSecret : Buffer.from(tokenSecret, "utf8");
+    const mac = createHmac("sha256", key)
       .update(header, "latin1")
       .update(payload)
       .digest("base64url");
     return `${header}..${mac}`;
   };
 }
+
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * `jws.DetachedTokenIsValid`: recomputes the signature and compares it with
