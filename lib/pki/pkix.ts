@@ -9,7 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { isIP, isIPv4, isIPv6 } from "node:net";
+import process from "node:process";
 import { DerCursor, integerValue, latin1, Tag } from "./der.ts";
 import { goQuote, goQuoteBytes } from "../go/quote.ts";
 import { InputError } from "../base/errors.ts";
@@ -61,8 +61,15 @@ export function formatIp(b: Uint8Array): string {
   return hexw(words.slice(0, best)) + "::" + hexw(words.slice(best + bestLen));
 }
 
+/**
+ * node:net, loaded on first use: only IP text needs it, and loading it pulls
+ * dns and streams (a few ms of every `ca hash` start-up under Deno).
+ */
+const net = () => process.getBuiltinModule("node:net");
+
 /** Parses an IPv4 or IPv6 address to 4 or 16 bytes; `undefined` when it is not one. */
 export function parseIp(text: string): Uint8Array | undefined {
+  const { isIPv4, isIPv6 } = net();
   if (isIPv4(text)) return new Uint8Array(text.split(".").map(Number));
   if (!isIPv6(text)) return undefined;
   let s = text;
@@ -464,7 +471,7 @@ function validIpMask(mask: Uint8Array): boolean {
 
 /** Go's `net.ParseIP` success, for URI constraints. */
 function goIsIp(s: string): boolean {
-  return !s.includes("%") && isIP(s) !== 0;
+  return !s.includes("%") && net().isIP(s) !== 0;
 }
 
 /**
