@@ -636,40 +636,10 @@ export function serialDecimal(serial: Uint8Array): string {
     for (let i = 0; i < serial.length; i++) v = v * 256 + serial[i]!;
     return String(v);
   }
-  if (serial.length <= 32) return decimalOfBytes(serial);
   let h = "0x";
   for (let i = 0; i < serial.length; i++) h += HEX_LOWER[serial[i]!];
   return BigInt(h).toString(10);
 }
-
-/** Decimal text of a short unsigned big-endian integer, in base-10^7 limbs (no BigInt). */
-function decimalOfBytes(b: Uint8Array): string {
-  const limbs = LIMBS;
-  let n = 1;
-  limbs[0] = 0;
-  for (let i = 0; i < b.length; i++) {
-    let carry = b[i]!;
-    for (let j = 0; j < n; j++) {
-      const v = limbs[j]! * 256 + carry;
-      carry = Math.floor(v / 1e7);
-      limbs[j] = v - carry * 1e7;
-    }
-    while (carry > 0) {
-      const q = Math.floor(carry / 1e7);
-      limbs[n++] = carry - q * 1e7;
-      carry = q;
-    }
-  }
-  let out = String(limbs[n - 1]);
-  for (let j = n - 2; j >= 0; j--) {
-    const t = String(limbs[j]!);
-    out += PAD7[t.length]! + t;
-  }
-  return out;
-}
-
-const LIMBS: number[] = new Array(16).fill(0);
-const PAD7 = ["0000000", "000000", "00000", "0000", "000", "00", "0", ""];
 
 const HEX_LOWER = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
 

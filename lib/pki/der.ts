@@ -429,7 +429,11 @@ export class ByteTable<T> {
     if (len > this.#maxKey) return undefined;
     let h = len;
     for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-    const slot = this.#slot = (h >>> 16) & this.#mask;
+    // A final mix: short keys (OIDs differing in one byte) must spread over the slots.
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+    const slot = this.#slot = h & this.#mask;
     const key = this.#keys[slot];
     if (key === undefined || key.length !== len) return undefined;
     for (let i = 0; i < len; i++) if (key[i] !== buf[start + i]) return undefined;
