@@ -33,6 +33,11 @@ const FLAGS = flagSet("token list", [
   ],
 ]);
 
+/** Names the Secret in messages: `<source>: Secret <namespace>/<name>` and the like. */
+function what(secret: DecodedSecret, source: string, obj: unknown): string {
+  return `${source}: ${obj === undefined ? describeSecret(secret) : describeObject(obj)}`;
+}
+
 /** Tokens written to stdout at a time with -o json or -o yaml. */
 const PIECE = 256;
 
@@ -77,21 +82,26 @@ Examples:
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "token list");
     // Inputs are read document by document: memory holds the tokens, not the input.
-    const list = (secret: DecodedSecret, source: string, what: () => string) => {
+    // `obj`: the object `secret` was decoded from, when read the general way (for messages).
+    const list = (secret: DecodedSecret, source: string, obj?: unknown) => {
       if (secret.type !== SECRET_TYPE) return;
       if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
-        ctx.stderr(`warning: ${what()}: skipped, not in namespace ${TOKEN_NAMESPACE}`);
+        ctx.stderr(
+          `warning: ${what(secret, source, obj)}: skipped, not in namespace ${TOKEN_NAMESPACE}`,
+        );
         return;
       }
       try {
         const token = bootstrapTokenFromSecret(secret);
         const earlier = byName.get(token.name);
         if (earlier) {
-          ctx.stderr(`warning: ${what()}: replaces the one in ${earlier.source}`);
+          ctx.stderr(
+            `warning: ${what(secret, source, obj)}: replaces the one in ${earlier.source}`,
+          );
         }
         byName.set(token.name, { token, source });
       } catch (e) {
-        ctx.stderr(`error: ${what()}: ${(e as Error).message}`);
+        ctx.stderr(`error: ${what(secret, source, obj)}: ${(e as Error).message}`);
         problems++;
       }
     };
@@ -101,9 +111,7 @@ Examples:
       const simple = simpleSecretsChunk(chunk, counts);
       if (simple !== undefined) {
         shown.tick(simple.length);
-        for (const secret of simple) {
-          list(secret, source, () => `${source}: ${describeSecret(secret)}`);
-        }
+        for (const secret of simple) list(secret, source);
         continue;
       }
       const objects = parseManifestChunk(chunk, counts);
@@ -118,7 +126,7 @@ Examples:
           problems++;
           continue;
         }
-        list(secret, source, () => `${source}: ${describeObject(obj)}`);
+        list(secret, source, obj);
       }
     }
     shown.done();

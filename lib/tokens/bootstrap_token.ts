@@ -314,7 +314,7 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
   if (id === "") {
     throw new InputError(`bootstrap Token Secret has no token-id data: ${secret.name}`);
   }
-  if (secret.name !== SECRET_PREFIX + id) {
+  if (!isNameOf(secret.name, id)) {
     throw new InputError(
       `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${
         goQuote(secret.name)
@@ -330,12 +330,16 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
     throw new InputError(`bootstrap Token Secret has no token-secret data: ${secret.name}`);
   }
   let token: Token;
-  try {
-    token = newBootstrapTokenString(`${id}.${tokenSecret}`);
-  } catch (e) {
-    throw new InputError(
-      `bootstrap Token Secret is invalid and couldn't be parsed: ${(e as Error).message}`,
-    );
+  // `<id>.<secret>` matches the token pattern exactly when each part does (neither holds a dot).
+  if (isTokenPart(id, 6) && isTokenPart(tokenSecret, 16)) token = { id, secret: tokenSecret };
+  else {
+    try {
+      token = newBootstrapTokenString(`${id}.${tokenSecret}`);
+    } catch (e) {
+      throw new InputError(
+        `bootstrap Token Secret is invalid and couldn't be parsed: ${(e as Error).message}`,
+      );
+    }
   }
   const parsed: ParsedBootstrapToken = {
     name: secret.name,
@@ -352,15 +356,44 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
     );
   }
   if (expiration.kind === "at") parsed.expires = expiration.time;
-  for (const [k, v] of Object.entries(secret.data)) {
-    if (k.startsWith(KEYS.usagePrefix) && v === "true") {
-      parsed.usages.push(k.slice(KEYS.usagePrefix.length));
+  const data = secret.data;
+  const usages = parsed.usages;
+  let sorted = true;
+  for (const k of Object.keys(data)) {
+    if (k.startsWith(KEYS.usagePrefix) && data[k] === "true") {
+      const usage = usageName(k);
+      if (usages.length > 0 && usage < usages[usages.length - 1]!) sorted = false;
+      usages.push(usage);
     }
   }
-  parsed.usages.sort();
+  if (!sorted) usages.sort();
   const g = getData(secret, KEYS.extraGroups).split(",");
   if (g[0]) parsed.groups = g;
   return parsed;
+}
+
+/** Whether `name` is `bootstrap-token-<id>` (as `name === SECRET_PREFIX + id`, without the string). */
+function isNameOf(name: string, id: string): boolean {
+  return name.length === SECRET_PREFIX.length + id.length && name.startsWith(SECRET_PREFIX) &&
+    name.endsWith(id);
+}
+
+/** Whether `s` is `n` of `[a-z0-9]` (a part of {@link TOKEN_PATTERN}). */
+function isTokenPart(s: string, n: number): boolean {
+  if (s.length !== n) return false;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 122))) return false;
+  }
+  return true;
+}
+
+/** `key` without the usage prefix; the known usages' names shared. */
+function usageName(key: string): string {
+  for (const usage of KNOWN_USAGES) {
+    if (key.length === KEYS.usagePrefix.length + usage.length && key.endsWith(usage)) return usage;
+  }
+  return key.slice(KEYS.usagePrefix.length);
 }
 
 /**
