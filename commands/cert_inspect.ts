@@ -14,8 +14,9 @@ import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
 import { shortHumanDuration } from "../lib/go/human_duration.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
+import { expectArgs, flagSet, outputFormat } from "./_flags.ts";
 import { eachInput } from "./_io.ts";
+import { dataListWriter, HeldOutput } from "./_list_output.ts";
 import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert inspect", [["output", "text (default), json or yaml"]]);
@@ -58,12 +59,16 @@ Examples:
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "FILE|DIR");
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
-    const entries: { file: string; label: string; index: number; cert: Cert }[] = [];
-    let table = false;
+    // Printed as it is made (held up to 16 MiB, so a refusal midway still prints nothing),
+    // except the directory table, whose columns need every row: it keeps five short fields a row.
+    const out = new HeldOutput(ctx.stdout);
+    const table = format === "text" && ctx.args.some((a) => a !== "-" && isDirectory(a));
+    const data = format === "text" ? undefined : await dataListWriter(format, out, false);
+    const rows: TableRow[] = [];
+    let count = 0;
     const shown = progress(ctx, "cert inspect");
     for (const arg of ctx.args) {
       const isDir = arg !== "-" && isDirectory(arg);
-      table ||= isDir;
       for (const input of eachInput([arg])) {
         // Parsed once, by the extraction itself.
         let certs: Cert[];
@@ -77,33 +82,23 @@ Examples:
         shown.tick(certs.length);
         certs.forEach((cert, i) => {
           const where = certs.length > 1 ? `${input.name}[${i}]` : input.name;
-          entries.push({
-            file: input.name,
-            label: isDir ? labelFor(rel, certs.length, i) : where,
-            index: i,
-            cert,
-          });
+          const label = isDir ? labelFor(rel, certs.length, i) : where;
+          if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
+          else if (table) rows.push(tableRow(label, cert));
+          else out.write((count > 0 ? "\n" : "") + details(label, cert, ctx.now));
+          count++;
         });
       }
     }
     shown.done();
-    if (entries.length === 0) {
+    if (count === 0) {
       throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
     }
-    if (format !== "text") {
-      const rows = entries.map((e) => ({
-        file: e.file,
-        index: e.index,
-        ...summarize(e.cert, ctx.now),
-      }));
-      ctx.stdout(await renderData(rows, format));
-      return;
+    if (data) data.end();
+    else {
+      if (table) out.write(expiryTable(rows, ctx.now));
+      out.end();
     }
-    if (table) {
-      ctx.stdout(expiryTable(entries, ctx.now));
-      return;
-    }
-    ctx.stdout(entries.map((e) => details(e.label, e.cert, ctx.now)).join("\n"));
   },
 };
 
@@ -185,48 +180,67 @@ function kubeadmTime(d: Date): string {
   }:${p(d.getUTCMinutes())} UTC`;
 }
 
-function expiryTable(
-  entries: { label: string; cert: Cert }[],
-  now: Date,
-): string {
+/** What the expiry table shows of a certificate. */
+interface TableRow {
+  label: string;
+  notAfter: Date;
+  isCA: boolean;
+  subject: string;
+  issuer: string;
+}
+
+function tableRow(label: string, c: Cert): TableRow {
+  return {
+    label,
+    notAfter: c.notAfter,
+    isCA: Boolean(c.basicConstraints?.isCA),
+    subject: formatName(c.subject),
+    issuer: formatName(c.issuer),
+  };
+}
+
+function expiryTable(entries: TableRow[], now: Date): string {
   // The first CA entry with each subject text (what a search in entry order finds).
   const caLabels = new Map<string, string>();
   for (const e of entries) {
-    if (!e.cert.basicConstraints?.isCA) continue;
-    const s = formatName(e.cert.subject);
-    if (!caLabels.has(s)) caLabels.set(s, e.label);
+    if (!e.isCA) continue;
+    if (!caLabels.has(e.subject)) caLabels.set(e.subject, e.label);
   }
-  const caName = (c: Cert) => {
-    const issuer = formatName(c.issuer);
-    if (issuer === formatName(c.subject)) return "";
-    return caLabels.get(issuer) ?? issuer;
+  const caName = (e: TableRow) => {
+    if (e.issuer === e.subject) return "";
+    return caLabels.get(e.issuer) ?? e.issuer;
   };
-  const left = (c: Cert) => {
-    const ms = c.notAfter.getTime() - now.getTime();
+  const left = (e: TableRow) => {
+    const ms = e.notAfter.getTime() - now.getTime();
     if (ms <= 0) return "<invalid>";
     return shortHumanDuration(ms);
   };
   const pad = (rows: string[][]) => {
-    const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    // A loop, not Math.max(...): a spread of 100,000 rows overflows the stack.
+    const w = rows[0]!.map((_, i) => {
+      let m = 0;
+      for (const r of rows) m = Math.max(m, r[i]!.length);
+      return m;
+    });
     return rows.map((r) =>
       r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]! + 3))).join("")
         .trimEnd()
     ).join("\n") + "\n";
   };
-  const leaves = entries.filter((e) => !e.cert.basicConstraints?.isCA);
-  const cas = entries.filter((e) => e.cert.basicConstraints?.isCA);
+  const leaves = entries.filter((e) => !e.isCA);
+  const cas = entries.filter((e) => e.isCA);
   let out = "";
   if (leaves.length) {
     out += pad([
       ["CERTIFICATE", "EXPIRES", "RESIDUAL TIME", "CERTIFICATE AUTHORITY"],
-      ...leaves.map((e) => [e.label, kubeadmTime(e.cert.notAfter), left(e.cert), caName(e.cert)]),
+      ...leaves.map((e) => [e.label, kubeadmTime(e.notAfter), left(e), caName(e)]),
     ]);
   }
   if (cas.length) {
     if (out) out += "\n";
     out += pad([
       ["CERTIFICATE AUTHORITY", "EXPIRES", "RESIDUAL TIME"],
-      ...cas.map((e) => [e.label, kubeadmTime(e.cert.notAfter), left(e.cert)]),
+      ...cas.map((e) => [e.label, kubeadmTime(e.notAfter), left(e)]),
     ]);
   }
   return out;

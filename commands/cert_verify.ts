@@ -19,10 +19,10 @@ import {
   flagSet,
   flagString,
   outputFormat,
-  renderData,
   requireString,
 } from "./_flags.ts";
 import { eachInput, type Input, readInput } from "./_io.ts";
+import { dataListWriter, HeldOutput } from "./_list_output.ts";
 import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cert verify", [
@@ -106,49 +106,59 @@ Examples:
     let flagKey: { spki: Uint8Array; source: string } | undefined;
     if (keyPath !== undefined) flagKey = await loadKeySpki(readInput(keyPath));
 
-    const items: Item[] = [];
-    for (const input of eachInput(ctx.args)) items.push(...await certsOf(input));
+    // Each certificate is verified and printed as it is read (output held up to 16 MiB, so a
+    // refusal midway still prints nothing); the failure lines follow on stderr at the end.
+    const out = new HeldOutput(ctx.stdout);
+    const data = format === "text" ? undefined : await dataListWriter(format, out, true);
+    const failures: string[] = [];
+    let count = 0;
+    let ok = true;
     // Synchronous (node:crypto signatures): a fleet's certificates go one after another.
     const shown = progress(ctx, "cert verify");
-    const reports: VerifyReport[] = items.map((item) => {
-      shown.tick();
-      return verifyCertificate(item.leaf, item.intermediates, item.source, {
-        cas,
-        signerName,
-        node,
-        key: flagKey ?? item.key,
-        at,
-      });
-    });
-    shown.done();
-    if (format !== "text") {
-      ctx.stdout(await renderData(reports.length === 1 ? reports[0] : reports, format));
-    } else {
-      const out: string[] = [];
-      for (const r of reports) {
-        out.push(`${r.source}: ${r.subject}`);
-        for (const c of r.checks) {
-          out.push(`  ${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(9)} ${c.detail}`);
+    for (const input of eachInput(ctx.args)) {
+      for (const item of await certsOf(input)) {
+        shown.tick();
+        const r = verifyCertificate(item.leaf, item.intermediates, item.source, {
+          cas,
+          signerName,
+          node,
+          key: flagKey ?? item.key,
+          at,
+        });
+        count++;
+        ok &&= r.ok;
+        if (data) data.add(r);
+        else out.write(renderText(r));
+        const failed = r.checks.filter((c) => !c.ok);
+        if (failed.length) {
+          failures.push(
+            `error: ${r.source}: ${failed.map((c) => `${c.check}: ${c.detail}`).join("; ")}`,
+          );
         }
-        out.push(
-          `  info  rotation  the kubelet rotates it between ${r.rotation.start} and ${r.rotation.end}` +
-            (r.rotation.due ? " (window reached)" : ""),
-        );
-        out.push(`  verdict: ${r.ok ? "ok" : "FAILED"}`);
-      }
-      ctx.stdout(out.join("\n") + "\n");
-    }
-    for (const r of reports) {
-      const failed = r.checks.filter((c) => !c.ok);
-      if (failed.length) {
-        ctx.stderr(
-          `error: ${r.source}: ${failed.map((c) => `${c.check}: ${c.detail}`).join("; ")}`,
-        );
       }
     }
-    return reports.every((r) => r.ok) ? 0 : 3;
+    shown.done();
+    if (data) data.end();
+    else {
+      if (count === 0) out.write("\n");
+      out.end();
+    }
+    for (const line of failures) ctx.stderr(line);
+    return ok ? 0 : 3;
   },
 };
+
+/** One report as text: its lines, each ending in a newline. */
+function renderText(r: VerifyReport): string {
+  let text = `${r.source}: ${r.subject}\n`;
+  for (const c of r.checks) {
+    text += `  ${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(9)} ${c.detail}\n`;
+  }
+  text +=
+    `  info  rotation  the kubelet rotates it between ${r.rotation.start} and ${r.rotation.end}` +
+    (r.rotation.due ? " (window reached)" : "") + "\n";
+  return text + `  verdict: ${r.ok ? "ok" : "FAILED"}\n`;
+}
 
 interface Item {
   leaf: Cert;

@@ -10,8 +10,10 @@ import { readCsrObject } from "../lib/kubelet/csr_object.ts";
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import { pemRequests, submissionOf } from "../lib/kubelet/sign_batch.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagList, flagSet, flagString, outputFormat, renderData } from "./_flags.ts";
-import { eachInput } from "./_io.ts";
+import { expectArgs, flagList, flagSet, flagString, outputFormat } from "./_flags.ts";
+import { eachManifestInput } from "./_io.ts";
+import { dataListWriter, HeldOutput } from "./_list_output.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
 
 const FLAGS = flagSet("csr inspect", [
   "requester",
@@ -78,48 +80,60 @@ Examples:
     const signerName = flagString(ctx.flags, "signer-name");
     const usages = flagList(ctx.flags, "usages", true).map((u) => u.trim()).filter(Boolean);
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
-    const reports: CsrReport[] = [];
-    for (const input of eachInput(ctx.args)) {
-      if (input.text.includes("-----BEGIN")) {
+    // Each report is printed as it is made (held up to 16 MiB, so a refusal midway still prints
+    // nothing); each refusal is also one stderr line, as 'csr sign' says it, at the end.
+    const out = new HeldOutput(ctx.stdout);
+    const data = format === "text" ? undefined : await dataListWriter(format, out, true);
+    const rejected: string[] = [];
+    let count = 0;
+    const emit = (r: CsrReport) => {
+      if (data) data.add(r);
+      else out.write((count > 0 ? "\n" : "") + renderText(r));
+      count++;
+      if (r.rejected) rejected.push(`error: ${r.source}: ${r.verdict.reason}`);
+    };
+    const judge = (obj: KubeObject, where: string) => {
+      const c = readCsrObject(obj, where);
+      return judgeObject({ ...submissionOf(c), username: c.username }, where, c.name, requester, {
+        signerFilter: signerName,
+      });
+    };
+    // Files up to 16 MiB are read whole; a longer stream or List of objects piece by piece.
+    for (const input of eachManifestInput(ctx.args)) {
+      if (input.text?.includes("-----BEGIN")) {
         const requests = pemRequests(input.text, input.name);
         for (let i = 0; i < requests.length; i++) {
           const where = requests.length > 1 ? `${input.name}[${i}]` : input.name;
-          reports.push(
-            await judgePemReport(requests[i]!, where, { signerName, usages }, requester),
-          );
+          emit(await judgePemReport(requests[i]!, where, { signerName, usages }, requester));
         }
         continue;
       }
       if (usages.length) {
         throw new UsageError("--usages applies to PEM CSRs; objects carry spec.usages");
       }
-      const { parseManifests } = await import("../lib/k8s/manifest.ts");
-      const objects = parseManifests(input.text, input.name);
-      if (objects.length === 0) throw new InputError(`${input.name}: no objects found`);
-      for (let i = 0; i < objects.length; i++) {
-        const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
-        const c = readCsrObject(objects[i]!, where);
-        reports.push(
-          await judgeObject(
-            { ...submissionOf(c), username: c.username },
-            where,
-            c.name,
-            requester,
-            {
-              signerFilter: signerName,
-            },
-          ),
-        );
+      const { parseManifests, parseManifestChunk } = await import("../lib/k8s/manifest.ts");
+      if (input.text !== undefined) {
+        const objects = parseManifests(input.text, input.name);
+        if (objects.length === 0) throw new InputError(`${input.name}: no objects found`);
+        for (let i = 0; i < objects.length; i++) {
+          const where = objects.length > 1 ? `${input.name}: object ${i + 1}` : input.name;
+          emit(await judge(objects[i]!, where));
+        }
+        continue;
       }
+      const counts = { documents: 0, objects: 0 };
+      let n = 0;
+      for (const chunk of input.pieces) {
+        for (const obj of parseManifestChunk(chunk, counts)) {
+          emit(await judge(obj, `${input.name}: object ${++n}`));
+        }
+      }
+      if (n === 0) throw new InputError(`${input.name}: no objects found`);
     }
-    if (format !== "text") {
-      ctx.stdout(await renderData(reports.length === 1 ? reports[0] : reports, format));
-    } else {
-      ctx.stdout(reports.map(renderText).join("\n"));
-    }
-    // The report is on stdout; each refusal is also one stderr line, as 'csr sign' says it.
-    for (const r of reports) if (r.rejected) ctx.stderr(`error: ${r.source}: ${r.verdict.reason}`);
-    return reports.some((r) => r.rejected) ? 3 : 0;
+    if (data) data.end();
+    else out.end();
+    for (const line of rejected) ctx.stderr(line);
+    return rejected.length > 0 ? 3 : 0;
   },
 };
 

@@ -1,0 +1,83 @@
+/**
+ * Bulk inspection past one whole read: csr inspect reads a List over 16 MiB
+ * item by item (commands/_io.ts eachManifestInput) and prints each report
+ * as a whole read prints it; PEM over 16 MiB is refused as before.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "../_cli.ts";
+import { parseManifests, toYaml } from "../../lib/k8s/manifest.ts";
+import { MAX_INPUT_BYTES } from "../../lib/base/limits.ts";
+
+const NOW = ["--now", "2026-01-01T00:00:00Z"];
+
+Deno.test("CLI csr inspect reads a List over 16 MiB item by item, each report as a whole read prints it", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const c = await runCli(["csr", "create", "--node", "w1", "--out-dir", path.join(dir, "pki")]);
+    assert.equal(c.code, 0, c.stderr);
+    const csr = parseManifests(c.stdout)[0]!;
+    const pad = "x".repeat(12_000);
+    const item = (i: number) => ({ ...csr, metadata: { name: `csr-${i}`, annotations: { pad } } });
+    const n = Math.ceil((MAX_INPUT_BYTES + 1024 * 1024) / 12_500);
+    const list = (count: number) =>
+      toYaml({
+        apiVersion: "v1",
+        items: Array.from({ length: count }, (_, i) => item(i)),
+        kind: "List",
+        metadata: { resourceVersion: "" },
+      });
+    const big = path.join(dir, "big.yaml");
+    const small = path.join(dir, "small.yaml");
+    fs.writeFileSync(big, list(n));
+    fs.writeFileSync(small, list(3));
+    assert.ok(fs.statSync(big).size > MAX_INPUT_BYTES);
+    for (const format of ["text", "json"]) {
+      const inspect = (file: string) => runCli(["csr", "inspect", file, "-o", format, ...NOW]);
+      const [whole, streamed] = await Promise.all([inspect(small), inspect(big)]);
+      assert.equal(whole.code, streamed.code, streamed.stderr);
+      const name = (file: string, text: string) => text.replaceAll(file, "IN");
+      const w = name(small, whole.stdout);
+      const s = name(big, streamed.stdout);
+      if (format === "json") {
+        const reports = JSON.parse(s) as unknown[];
+        assert.equal(reports.length, n);
+        assert.deepEqual(reports.slice(0, 3), JSON.parse(w));
+      } else {
+        assert.equal(s.match(/^IN: object \d+$/gm)?.length, n);
+        assert.ok(s.startsWith(w), "the first three reports as a whole read prints them");
+      }
+      assert.equal(
+        name(big, streamed.stderr).split("\n").slice(0, 3).join("\n"),
+        name(small, whole.stderr).split("\n").slice(0, 3).join("\n"),
+      );
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI csr inspect refuses PEM and a single document over 16 MiB as a whole read does", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const pem = path.join(dir, "big.pem");
+    const block = "-----BEGIN CERTIFICATE REQUEST-----\n" + "QUFB\n".repeat(1000) +
+      "-----END CERTIFICATE REQUEST-----\n";
+    fs.writeFileSync(pem, block.repeat(Math.ceil((MAX_INPUT_BYTES + 1) / block.length)));
+    const one = path.join(dir, "one.yaml");
+    fs.writeFileSync(
+      one,
+      `kind: CertificateSigningRequest\ndata: ${"a".repeat(MAX_INPUT_BYTES)}\n`,
+    );
+    for (const file of [pem, one]) {
+      const r = await runCli(["csr", "inspect", file]);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr, `error: ${file}: file larger than ${MAX_INPUT_BYTES} bytes\n`);
+    }
+  } finally {
+    cleanup();
+  }
+});
