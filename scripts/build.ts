@@ -120,7 +120,7 @@ export async function buildInto(
         await attempt.make(tmp);
         why = attempt.check(tmp) ?? "";
       } catch (e) {
-        why = e instanceof Error ? e.message : String(e);
+        why = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
       }
       if (!why) {
         const digest = createHash("sha256").update(fs.readFileSync(tmp)).digest("hex");
@@ -287,14 +287,82 @@ async function loadEsbuild(): Promise<typeof import("esbuild")> {
   return (mod.default ?? mod) as typeof import("esbuild");
 }
 
-/** Bundles `entry` into one minified CommonJS script for Node 20. */
+/**
+ * Packages that only a rare command imports, and only through `import()`
+ * (doctor's OpenAPI models, ~0.5 MB): in a snapshot build they are bundled
+ * apart into a SEA asset ({@link LAZY_ASSET}) and compiled when first
+ * imported, instead of sitting in the snapshot that every start-up
+ * deserialises (~6 ms of each command's start-up).
+ */
+export const LAZY_PACKAGES = /^kubernetes-models\//;
+
+/** The SEA asset holding the {@link LAZY_PACKAGES} modules. */
+export const LAZY_ASSET = "lazy-modules.cjs";
+
+/**
+ * Sends `import()`s of {@link LAZY_PACKAGES} to the SEA asset: each becomes a
+ * module whose exports are the asset's entry for that specifier; the asset
+ * is read (`node:sea`) and compiled (`node:vm`) once, on the first such import.
+ */
+function lazyAssetPlugin(specs: Set<string>) {
+  const loader = `let modules;
+module.exports = (spec) => {
+  if (!modules) {
+    const src = require("node:sea").getAsset(${JSON.stringify(LAZY_ASSET)}, "utf8");
+    const m = { exports: {} };
+    const wrap = "(function (module, exports, require) {" + src + "\\n})";
+    const fn = new (require("node:vm").Script)(wrap, { filename: ${JSON.stringify(LAZY_ASSET)} });
+    fn.runInThisContext()(m, m.exports, require);
+    modules = m.exports.modules;
+  }
+  return modules[spec];
+};
+`;
+  return {
+    name: "lazy-asset",
+    setup(build: {
+      onResolve(
+        o: { filter: RegExp; namespace?: string },
+        cb: (a: { path: string; kind: string }) => unknown,
+      ): void;
+      onLoad(o: { filter: RegExp; namespace: string }, cb: (a: { path: string }) => unknown): void;
+    }) {
+      build.onResolve({ filter: LAZY_PACKAGES }, (a) => {
+        if (a.kind !== "dynamic-import") return undefined;
+        specs.add(a.path);
+        return { path: a.path, namespace: "lazy-asset" };
+      });
+      build.onResolve({ filter: /^lazy-asset-loader$/, namespace: "lazy-asset" }, () => ({
+        path: "loader",
+        namespace: "lazy-asset-loader",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "lazy-asset" }, (a) => ({
+        contents: `module.exports = require("lazy-asset-loader")(${JSON.stringify(a.path)});`,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "lazy-asset-loader" }, () => ({
+        contents: loader,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * Bundles `entry` into one minified CommonJS script for Node 20. With `warm`
+ * (a snapshot build) and `lazyOut`, the {@link LAZY_PACKAGES} modules go to
+ * `lazyOut` instead (see {@link lazyAssetPlugin}); returns the command files
+ * built as stubs and whether `lazyOut` was written.
+ */
 export async function bundle(
   entry: string,
   outfile: string,
   warm: string[] | undefined,
-): Promise<string[]> {
+  lazyOut?: string,
+): Promise<{ missing: string[]; lazy: boolean }> {
   const esbuild = await loadEsbuild();
   const missing: string[] = [];
+  const lazySpecs = new Set<string>();
   // With a V8 startup snapshot, the script runs at build time: it initialises
   // the heavy modules (`warm`) there, and the entry itself runs at start-up.
   const snapshotEntry = `import v8 from "node:v8";
@@ -317,13 +385,39 @@ Promise.all([${warm?.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).th
     logLevel: "silent",
     // main.ts reads import.meta only in tests; keep esbuild from warning about it.
     define: { "import.meta.url": "undefined" },
-    // A SEA main script has no dynamic import(): every import() (main.ts's
-    // `node:tty`) becomes a require() of the built-in, or a bundled initialiser.
+    // A SEA main script has no dynamic import(): every import() becomes a
+    // require() of a built-in, or a bundled module's initialiser.
     supported: { "dynamic-import": false },
-    plugins: [missingStubPlugin(missing)],
+    plugins: [
+      missingStubPlugin(missing),
+      ...(warm && lazyOut ? [lazyAssetPlugin(lazySpecs)] : []),
+    ],
   });
   for (const w of result.warnings) log(`esbuild warning: ${w.text}`);
-  return missing;
+  if (!lazyOut || lazySpecs.size === 0) return { missing, lazy: false };
+  const specs = [...lazySpecs].sort();
+  const lazy = await esbuild.build({
+    absWorkingDir: ROOT,
+    stdin: {
+      // import, not require: the package exports its modules to `import` only.
+      contents: specs.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};\n`).join("") +
+        `export const modules = {\n${
+          specs.map((s, i) => `  ${JSON.stringify(s)}: m${i},`).join("\n")
+        }\n};\n`,
+      resolveDir: ROOT,
+      sourcefile: "lazy-modules.cjs",
+    },
+    outfile: lazyOut,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    minify: true,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  for (const w of lazy.warnings) log(`esbuild warning (${LAZY_ASSET}): ${w.text}`);
+  return { missing, lazy: true };
 }
 
 /** One SEA attempt's steps; the tests inject failing ones. */
@@ -414,7 +508,7 @@ async function seaBinary(
   // The heavy modules, initialised into the snapshot: for joinkit, X.509 and
   // YAML; a hello-world gets the same snapshot machinery and nothing to warm.
   const warm = !snapshot ? undefined : entry === "main.ts" ? warmModules() : [];
-  const missing = await bundle(entry, script, warm);
+  const { missing, lazy } = await bundle(entry, script, warm, path.join(work, LAZY_ASSET));
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
   }
@@ -428,6 +522,7 @@ async function seaBinary(
     useSnapshot: snapshot,
     // A snapshot holds compiled code already; node refuses both together.
     useCodeCache: !snapshot,
+    ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
   };
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
   // Same bytes from the same tree: REPRODUCIBLE_NODE_FLAGS, and `prefix` fixes
@@ -544,7 +639,7 @@ if (import.meta.main) {
   try {
     process.exitCode = await main();
   } catch (e) {
-    log(`error: ${e instanceof Error ? e.message : String(e)}`);
+    log(`error: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ")}`);
     process.exitCode = 1;
   }
 }
