@@ -6,7 +6,7 @@
  * @module
  */
 
-import { getExpiration } from "../tokens/bootstrap_token.ts";
+import { tokenExpiration, tokenHasExpired } from "../tokens/bootstrap_token.ts";
 import { detachedSigner } from "./jws.ts";
 import { JWS_KEY_PREFIX, KUBECONFIG_KEY } from "./cluster_info.ts";
 import { type DecodedSecret, decodeSecret, getData, isSecretObject } from "../k8s/secret.ts";
@@ -21,7 +21,17 @@ export interface SkippedSecret {
   reason: string;
 }
 
-const NAME = /^bootstrap-token-([a-z0-9]{6})$/;
+const NAME_PREFIX = "bootstrap-token-";
+
+/** Whether `name` is `bootstrap-token-` and six of `[a-z0-9]` (`^bootstrap-token-([a-z0-9]{6})$`). */
+function isTokenName(name: string): boolean {
+  if (name.length !== NAME_PREFIX.length + 6 || !name.startsWith(NAME_PREFIX)) return false;
+  for (let i = NAME_PREFIX.length; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 122))) return false;
+  }
+  return true;
+}
 
 /**
  * `validateSecretForSigning` plus the controller's informer filter (type
@@ -43,14 +53,17 @@ export function signingTokenOf(
     return { reason: "not in namespace kube-system" };
   }
   if (secret.type !== SECRET_TYPE) return { reason: `type is not ${SECRET_TYPE}` };
-  const m = NAME.exec(secret.name);
-  if (!m) return { reason: "name is not bootstrap-token-<token-id>" };
+  const name = secret.name;
+  if (!isTokenName(name)) return { reason: "name is not bootstrap-token-<token-id>" };
   const id = getData(secret, KEYS.id);
   if (id === "") return { reason: "no token-id" };
-  if (id !== m[1]) return { reason: "token-id does not match the name" };
+  // The name is the prefix and six characters: the ID matches when it is those six.
+  if (id.length !== 6 || !name.endsWith(id)) return { reason: "token-id does not match the name" };
   const tokenSecret = getData(secret, KEYS.secret);
   if (tokenSecret === "") return { reason: "no token-secret" };
-  if (getExpiration(secret, now).expired) return { reason: "expired" };
+  if (tokenHasExpired(tokenExpiration(getData(secret, KEYS.expiration)), now)) {
+    return { reason: "expired" };
+  }
   if (getData(secret, KEYS.usagePrefix + "signing") !== "true") {
     return { reason: 'usage-bootstrap-signing is not "true"' };
   }
@@ -74,18 +87,22 @@ export function selectSigningTokens(
   const skipped: SkippedSecret[] = [];
   const ids = new Set<string>();
   for (const s of secrets) {
-    const name = `${s.namespace || "<no namespace>"}/${s.name || "<no name>"}`;
     const r = signingTokenOf(s, now);
     if ("reason" in r) {
-      skipped.push({ name, reason: r.reason });
+      skipped.push({ name: skippedName(s), reason: r.reason });
     } else if (ids.has(r.id)) {
-      skipped.push({ name, reason: `duplicate token ID ${JSON.stringify(r.id)}` });
+      skipped.push({ name: skippedName(s), reason: `duplicate token ID ${JSON.stringify(r.id)}` });
     } else {
       ids.add(r.id);
       tokens.push(r);
     }
   }
   return { tokens, skipped };
+}
+
+/** `namespace/name` of a Secret the signer passes over. */
+function skippedName(s: DecodedSecret): string {
+  return `${s.namespace || "<no namespace>"}/${s.name || "<no name>"}`;
 }
 
 /** What {@link signClusterInfoData} changed, by token ID. */
