@@ -380,8 +380,8 @@ export function parseCertificate(der: Uint8Array): Cert {
   c.version = version;
   c.issuer = issuer;
   c.subject = subject;
-  c.notBefore = notBefore;
-  c.notAfter = notAfter;
+  c.notBeforeMs = notBefore.getTime();
+  c.notAfterMs = notAfter.getTime();
   c.key = key;
   c.extensions = extensions;
   c.keyUsage = keyUsage;
@@ -406,7 +406,8 @@ export function parseCertificate(der: Uint8Array): Cert {
 /**
  * A parsed certificate that keeps offsets into its DER instead of views:
  * `tbs`, `serial`, `issuerDer`, `subjectDer` and `signature` are made when
- * read (a fleet held in memory keeps no typed array per field).
+ * read (a fleet held in memory keeps no typed array per field), as are the
+ * validity Dates (from their milliseconds).
  */
 class ParsedCert implements Cert {
   subjectStart = 0;
@@ -418,8 +419,8 @@ class ParsedCert implements Cert {
   version = 0;
   issuer!: Name;
   subject!: Name;
-  notBefore!: Date;
-  notAfter!: Date;
+  notBeforeMs = 0;
+  notAfterMs = 0;
   key!: KeyInfo;
   extensions!: Extension[];
   keyUsage: number | undefined;
@@ -448,6 +449,14 @@ class ParsedCert implements Cert {
     readonly issuerStart: number,
     readonly issuerEnd: number,
   ) {}
+
+  get notBefore(): Date {
+    return new Date(this.notBeforeMs);
+  }
+
+  get notAfter(): Date {
+    return new Date(this.notAfterMs);
+  }
 
   get tbs(): Uint8Array {
     return this.der.subarray(this.tbsStart, this.tbsEnd);
@@ -534,7 +543,8 @@ function readExtensions(der: Uint8Array, start: number, end: number): Extension[
     seen?.add(oid);
     extensions.push(new CertExtension(oid, critical, der, at.cs, at.end));
   }
-  return extensions;
+  // Exact length: the list is held as long as its certificate.
+  return extensions.slice();
 }
 
 /** cryptobyte's `checkASN1Integer` on `b[start:end]`. */

@@ -216,9 +216,11 @@ function parsedName(): Name {
     postalCode: NONE,
     serialNumber: "",
     commonName: "",
-    rdns: [],
+    rdns: NO_RDNS,
   };
 }
+
+const NO_RDNS = Object.freeze([]) as unknown as { oid: string; value: string }[][];
 
 /** crypto/x509's `isPrintable`: PrintableString plus `*` and `&`. */
 export function isPrintableByte(b: number): boolean {
@@ -319,6 +321,9 @@ export function parseCertName(buf: Uint8Array, name: Tlv): Name {
 export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Name {
   if (!readTagAt(buf, start, end, 0x30)) throw new InputError("x509: invalid RDNSequence");
   const out = parsedName();
+  const rdns = RDNS;
+  rdns.length = 0;
+  SHOWN.length = 0;
   let p = at.cs;
   const rawEnd = at.end;
   while (p < rawEnd) {
@@ -326,7 +331,7 @@ export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Na
     let q = at.cs;
     const setEnd = at.end;
     p = at.end;
-    const shown: { oid: string; value: string }[] = [];
+    const shown = SHOWN;
     while (q < setEnd) {
       if (!readTagAt(buf, q, setEnd, 0x30)) {
         throw new InputError("x509: invalid RDNSequence: invalid attribute");
@@ -351,7 +356,15 @@ export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Na
       shown.push({ oid, value });
       fillAttribute(out, oid, value);
     }
-    if (shown.length > 0) out.rdns.push(shown);
+    if (shown.length > 0) rdns.push(shown.length === 1 ? [shown[0]!] : shown.slice());
+    shown.length = 0;
   }
+  // Lists built by push keep room to grow; a parsed name is held as long as its
+  // certificate, so it keeps exact copies (a fleet holds thousands).
+  out.rdns = rdns.slice();
+  rdns.length = 0;
   return out;
 }
+
+const RDNS: { oid: string; value: string }[][] = [];
+const SHOWN: { oid: string; value: string }[] = [];
