@@ -153,7 +153,9 @@ function stringAt(text: string, start: number, end: number): string | undefined 
   const raw = text.slice(start, end);
   // A bracket, even quoted, counts toward the general path's nesting bound: left to it.
   if (raw.includes("[") || raw.includes("{")) return undefined;
-  return simpleString(raw);
+  const value = simpleString(raw);
+  // A long slice keeps its whole chunk alive (V8 shares the text): kept values are copies.
+  return value !== undefined && value.length >= 13 ? (value + " ").slice(0, -1) : value;
 }
 
 /** Char codes of a decoded value (reused). */
