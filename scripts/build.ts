@@ -154,7 +154,8 @@ export function reproduciblePrefix(): string[] {
   const works = (argv: string[]) =>
     spawnSync(argv[0]!, [...argv.slice(1), "true"], { stdio: "ignore", timeout: 10_000 })
       .status === 0;
-  for (const unshare of [["unshare", "-pf"], ["unshare", "-rpf"]]) {
+  // --kill-child: node is PID 1 in there and ignores SIGINT/SIGTERM; it dies with unshare.
+  for (const unshare of [["unshare", "--kill-child", "-pf"], ["unshare", "--kill-child", "-rpf"]]) {
     const p = [...unshare, "setarch", arch, "-R"];
     if (works(p)) return p;
   }
