@@ -21,6 +21,9 @@ export interface PemBlock {
 }
 
 const BEGIN = "-----BEGIN ";
+const CERT_LINE = "CERTIFICATE-----";
+/** The headers of every block without any (frozen: blocks share it). */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const END_NL = "\n-----END ";
 const DASHES = "-----";
 
@@ -167,7 +170,10 @@ function decodeOne(
     endIndex -= typeLine.consumed;
     endTrailerIndex -= typeLine.consumed;
     if (!typeLine.line.endsWith(DASHES)) continue;
-    const type = typeLine.line.slice(0, -DASHES.length);
+    // The usual label is one shared string (a fleet's blocks are all held until parsed).
+    const type = typeLine.line === CERT_LINE
+      ? "CERTIFICATE"
+      : typeLine.line.slice(0, -DASHES.length);
 
     const headers: Record<string, string> = {};
     let headerCount = 0;
@@ -204,7 +210,10 @@ function decodeOne(
     }
     // END_NL.length - 1: an empty block's END may have matched without its newline.
     const after = rest + endIndex + END_NL.length - 1;
-    return { block: { type, headers, der }, next: after + getLine(s, after).consumed };
+    return {
+      block: { type, headers: headerCount === 0 ? NO_HEADERS : headers, der },
+      next: after + getLine(s, after).consumed,
+    };
   }
 }
 
