@@ -71,9 +71,22 @@ function goTrimSpace(s: string): string {
 // `undefined` where Go returns an error. One pass, no intermediate strings.
 function goBase64(s: Uint8Array, start: number, end: number): Uint8Array | undefined {
   const max = ((end - start) >> 2) * 3 + 3;
-  if (scratch.length < max) scratch = new Uint8Array(Math.max(max, 2 * scratch.length));
-  const out = scratch;
-  let acc = 0, n = 0, o = 0, pad = -1;
+  // Small bodies are decoded straight into a shared slab and returned as views of it
+  // (no buffer per block); a large one gets its own buffer.
+  let out: Uint8Array, o: number;
+  if (max > SLAB_SIZE / 4) {
+    out = new Uint8Array(max);
+    o = 0;
+  } else {
+    if (slabPos + max > SLAB_SIZE) {
+      slab = new Uint8Array(SLAB_SIZE);
+      slabPos = 0;
+    }
+    out = slab;
+    o = slabPos;
+  }
+  const from = o;
+  let acc = 0, n = 0, pad = -1;
   for (let i = start; i < end; i++) {
     const c = s[i]!;
     const v = c < 128 ? B64[c]! : -1;
@@ -101,8 +114,13 @@ function goBase64(s: Uint8Array, start: number, end: number): Uint8Array | undef
       out[o++] = acc >> 2;
     }
   }
-  return out.slice(0, o);
+  if (out === slab) slabPos = o;
+  return out.subarray(from, o);
 }
+
+const SLAB_SIZE = 65536;
+let slab = new Uint8Array(SLAB_SIZE);
+let slabPos = 0;
 
 /** {@link goBase64} of a body of a text with characters beyond U+00FF (none is base64). */
 function bodyBase64(body: string): Uint8Array | undefined {
@@ -111,7 +129,6 @@ function bodyBase64(body: string): Uint8Array | undefined {
   return goBase64(Buffer.from(body, "latin1"), 0, body.length);
 }
 
-let scratch = new Uint8Array(4096);
 const B64_PAD = -2;
 const B64_SPACE = -3;
 /** The base64 alphabet's values; -1 for bytes outside it. */

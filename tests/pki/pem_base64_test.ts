@@ -81,3 +81,20 @@ Deno.test("decodePem() decodes a body longer than its scratch buffer and keeps e
   assert.deepEqual(blocks[0]!.der, small);
   assert.deepEqual(blocks[1]!.der, big);
 });
+
+Deno.test("decodePem() keeps every block's bytes apart across many blocks (blocks share buffers)", () => {
+  const datas = Array.from(
+    { length: 300 },
+    (_, k) => Uint8Array.from({ length: 200 + (k * 37) % 1500 }, (_, i) => (i * 31 + k) & 0xff),
+  );
+  const text = datas.map((d) =>
+    `-----BEGIN X-----\n${Buffer.from(d).toString("base64")}\n-----END X-----\n`
+  ).join("");
+  const blocks = decodePem(text);
+  assert.equal(blocks.length, datas.length);
+  // Writing into one block's bytes leaves every other block as decoded.
+  blocks[0]!.der.fill(0);
+  for (let k = 1; k < datas.length; k++) assert.deepEqual(blocks[k]!.der, datas[k], `block ${k}`);
+  // A second decode gives the same bytes again.
+  assert.deepEqual(decodePem(text).map((b) => b.der), datas);
+});
