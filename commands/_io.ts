@@ -159,15 +159,21 @@ export function* eachInput(names: readonly string[]): Generator<Input> {
 /** A manifest input of a bulk run (see {@link eachManifestInput}). */
 export type ManifestInput =
   | { name: string; text: string; pieces?: undefined }
-  | { name: string; text?: undefined; pieces: Iterable<TextChunk> };
+  | {
+    name: string;
+    text?: undefined;
+    pieces: Iterable<TextChunk>;
+    /** The first piece's text. */
+    head: string;
+    /** Whether a List read item by item (YAML or JSON) was met in the first 16 MiB. */
+    list: boolean;
+    /** Whether the input is a JSON List read item by item. */
+    json: boolean;
+  };
 
 /**
  * {@link eachInput} for manifests: each file (directories expanded, up to
- * {@link MAX_STREAM_FILES}) read as {@link readInput} reads it, whole, when it
- * is at most {@link MAX_INPUT_BYTES}; a longer one comes in pieces (see
- * {@link readManifestChunks}) instead of being refused. What cannot be read
- * in pieces (PEM, one document over the bound) is refused as before, as a
- * file larger than the bound.
+ * {@link MAX_STREAM_FILES}) read by {@link readManifestInput}.
  */
 export function* eachManifestInput(names: readonly string[]): Generator<ManifestInput> {
   let files = 0;
@@ -177,44 +183,55 @@ export function* eachManifestInput(names: readonly string[]): Generator<Manifest
     if (files > MAX_STREAM_FILES) {
       throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
     }
-    for (const file of list) {
-      const source = file === "-" ? "stdin" : file;
-      const tooLarge = () =>
-        new InputError(
-          `${source}: ${file === "-" ? "input" : "file"} larger than ${MAX_INPUT_BYTES} bytes`,
-        );
-      const pieces = chunksOf(file);
-      const read: TextChunk[] = [];
-      let size = 0;
-      try {
-        for (let c = pieces.next(); !c.done; c = pieces.next()) {
-          read.push(c.value);
-          size += c.value.text.length;
-          if (c.value.last || size > MAX_INPUT_BYTES || c.value.list) break;
-        }
-      } catch (e) {
-        // The first document alone is over the bound: refused as a whole read refuses it.
-        const m = e instanceof InputError ? e.message.slice(source.length + 2) : "";
-        if (/^(?:document 1|JSON document) larger than /.test(m)) throw tooLarge();
-        throw e;
-      }
-      if (read.at(-1)!.last) {
-        yield {
-          name: source,
-          text: read.length === 1 ? read[0]!.text : read.map((c) => c.text).join(""),
-        };
-        continue;
-      }
-      if (read[0]!.text.includes("-----BEGIN")) throw tooLarge();
-      yield {
-        name: source,
-        pieces: (function* () {
-          for (let c = read.shift(); c !== undefined; c = read.shift()) yield c;
-          yield* pieces;
-        })(),
-      };
-    }
+    for (const file of list) yield readManifestInput(file);
   }
+}
+
+/**
+ * One manifest file (or `-`), read as {@link readInput} reads it, whole,
+ * when it is at most {@link MAX_INPUT_BYTES}; a longer one comes in pieces
+ * (see {@link readManifestChunks}) instead of being refused. What cannot be
+ * read in pieces (PEM, one document over the bound) is refused as before,
+ * as a file larger than the bound.
+ */
+export function readManifestInput(file: string): ManifestInput {
+  const source = file === "-" ? "stdin" : file;
+  const tooLarge = () =>
+    new InputError(
+      `${source}: ${file === "-" ? "input" : "file"} larger than ${MAX_INPUT_BYTES} bytes`,
+    );
+  const pieces = chunksOf(file);
+  const read: TextChunk[] = [];
+  let size = 0;
+  try {
+    for (let c = pieces.next(); !c.done; c = pieces.next()) {
+      read.push(c.value);
+      size += c.value.text.length;
+      if (c.value.last || size > MAX_INPUT_BYTES || c.value.list) break;
+    }
+  } catch (e) {
+    // The first document alone is over the bound: refused as a whole read refuses it.
+    const m = e instanceof InputError ? e.message.slice(source.length + 2) : "";
+    if (/^(?:document 1|JSON document) larger than /.test(m)) throw tooLarge();
+    throw e;
+  }
+  if (read.at(-1)!.last) {
+    return {
+      name: source,
+      text: read.length === 1 ? read[0]!.text : read.map((c) => c.text).join(""),
+    };
+  }
+  if (read[0]!.text.includes("-----BEGIN")) throw tooLarge();
+  return {
+    name: source,
+    head: read[0]!.text,
+    list: read.some((c) => c.list !== undefined),
+    json: read.some((c) => c.list?.json === true),
+    pieces: (function* () {
+      for (let c = read.shift(); c !== undefined; c = read.shift()) yield c;
+      yield* pieces;
+    })(),
+  };
 }
 
 function isDirectory(p: string): boolean {

@@ -114,3 +114,61 @@ export class DataListWriter {
     this.out.write((n === 1 ? "[\n" : ",\n") + text);
   }
 }
+
+/**
+ * Objects written one by one in the shape `renderInInputShape(objects,
+ * wasList, format)` gives all of them: a `v1` `List` (YAML or JSON) when the
+ * input was one, else a `---` stream (YAML), or one object alone or a `v1`
+ * `List` (JSON). Nothing is written before the first object.
+ */
+export class ShapeWriter {
+  #count = 0;
+  #first: unknown;
+
+  constructor(
+    private readonly m: Manifest,
+    private readonly format: "json" | "yaml",
+    private readonly wasList: boolean,
+    private readonly write: (text: string) => void,
+  ) {}
+
+  add(obj: unknown): void {
+    this.#count++;
+    if (this.format === "yaml") {
+      if (!this.wasList) {
+        this.write((this.#count > 1 ? "---\n" : "") + this.m.toYaml(obj));
+        return;
+      }
+      const text = this.m.toYaml({ items: [obj] });
+      if (!text.startsWith("items:\n")) throw new Error("unexpected YAML for a List item");
+      this.write((this.#count === 1 ? "apiVersion: v1\nitems:\n" : "") + text.slice(7));
+      return;
+    }
+    if (!this.wasList && this.#count === 1) {
+      this.#first = obj; // alone, or the List's first: not known yet
+      return;
+    }
+    if (!this.wasList && this.#count === 2) this.#item(this.#first, 1);
+    this.#item(obj, this.#count);
+  }
+
+  end(): void {
+    if (this.#count === 0) return;
+    if (this.format === "yaml") {
+      if (this.wasList) this.write('kind: List\nmetadata:\n  resourceVersion: ""\n');
+    } else if (!this.wasList && this.#count === 1) this.write(this.m.toJson(this.#first));
+    else {
+      this.write(
+        `\n    ],\n    "kind": "List",\n    "metadata": {${
+          this.wasList ? '\n        "resourceVersion": ""\n    ' : ""
+        }}\n}\n`,
+      );
+    }
+  }
+
+  /** The `n`th (from 1) item of a JSON List. */
+  #item(obj: unknown, n: number): void {
+    const text = JSON.stringify(this.m.sortKeys(obj), null, 4).replace(/^/gm, "        ");
+    this.write((n === 1 ? '{\n    "apiVersion": "v1",\n    "items": [\n' : ",\n") + text);
+  }
+}

@@ -9,10 +9,18 @@
 import { InputError } from "../lib/base/errors.ts";
 import type { KubeObject } from "../lib/k8s/manifest.ts";
 import { type ApprovalOutcome, approveObject } from "../lib/kubelet/csr_approval.ts";
-import { type Command, EXIT_CODES } from "./_command.ts";
+import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { readApprovalPolicy } from "./_approval_policy.ts";
 import { expectArgs, flagBool, flagOut, flagSet, outputFormat } from "./_flags.ts";
-import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import {
+  ensureParentDir,
+  type ManifestInput,
+  openAtomicOutput,
+  readManifestInput,
+  writeFilesAtomic,
+} from "./_io.ts";
+import { ShapeWriter } from "./_list_output.ts";
+import type { ApprovalPolicy } from "../lib/kubelet/approval_policy.ts";
 
 const FLAGS = flagSet("csr approve", [
   ["policy", "policy file (YAML; keys: the helm chart's value names, see below)"],
@@ -104,7 +112,12 @@ Examples:
     outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const policy = readApprovalPolicy(ctx);
 
-    const input = readInput(ctx.args[0]!);
+    // Up to 16 MiB the input is read whole, as ever; a longer one piece by piece.
+    const read = readManifestInput(ctx.args[0]!);
+    if (read.text === undefined) {
+      return approveStream(ctx, read, policy, deny, outFile, force);
+    }
+    const input = { name: read.name, text: read.text };
     if (/^-----BEGIN /m.test(input.text) && !/^\s*(\{|apiVersion:|kind:)/m.test(input.text)) {
       throw new InputError(
         `${input.name}: csr approve reads CertificateSigningRequest objects (a PEM CSR has no requester)`,
@@ -158,3 +171,65 @@ Examples:
     );
   },
 };
+
+/**
+ * An input over 16 MiB (a `---` stream, or a List read item by item): each
+ * object is judged and written as it is read, in the shape a whole read
+ * gives; diagnostics as they come. `--out` goes to a temporary file moved
+ * into place at the end; on stdout, a refusal midway leaves what was
+ * written before it.
+ */
+async function approveStream(
+  ctx: Context,
+  input: Extract<ManifestInput, { pieces: Iterable<unknown> }>,
+  policy: ApprovalPolicy,
+  deny: boolean,
+  outFile: string | undefined,
+  force: boolean,
+): Promise<number> {
+  const m = await import("../lib/k8s/manifest.ts");
+  const format = outputFormat(ctx.flags, ["yaml", "json"] as const, input.json ? "json" : "yaml");
+  const isList = input.list ||
+    (/^kind:\s*['"]?[A-Za-z]*List['"]?\s*$/m.test(input.head) && /^items:/m.test(input.head));
+  let sink: { write(text: string): void; commit(): void; abort(): void } | undefined;
+  const writer = new ShapeWriter(m, format, isList, (text) => {
+    if (!sink) {
+      if (outFile) {
+        ensureParentDir(outFile);
+        sink = openAtomicOutput(outFile, 0o644, force);
+      } else sink = { write: (t) => ctx.stdout(t), commit() {}, abort() {} };
+    }
+    sink.write(text);
+  });
+  let code = 0;
+  let n = 0;
+  const counts = { documents: 0, objects: 0 };
+  try {
+    for (const chunk of input.pieces) {
+      for (const obj of m.parseManifestChunk(chunk, counts)) {
+        const o: ApprovalOutcome = approveObject(
+          obj,
+          `${input.name}: object ${++n}`,
+          policy,
+          ctx.now,
+          deny,
+        );
+        const d = o.decision;
+        if (d.action === "skip") {
+          if (d.reason) ctx.stderr(`warning: ${o.label}: ${d.reason}; left as is`);
+        } else if (d.action !== "approve") {
+          code = 3;
+          ctx.stderr(`error: ${o.label}: ${o.changed ? "denied" : "not approved"}: ${d.reason}`);
+        }
+        writer.add(o.obj);
+      }
+    }
+    if (n === 0) throw new InputError(`${input.name}: no objects found`);
+    writer.end();
+    sink?.commit();
+    return code;
+  } catch (e) {
+    sink?.abort();
+    throw e;
+  }
+}

@@ -81,3 +81,43 @@ Deno.test("CLI csr inspect refuses PEM and a single document over 16 MiB as a wh
     cleanup();
   }
 });
+
+Deno.test("CLI csr approve over 16 MiB writes, object by object, the bytes of its two halves read whole", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const c = await runCli(["csr", "create", "--node", "w1", "--out-dir", path.join(dir, "pki")]);
+    assert.equal(c.code, 0, c.stderr);
+    const csr = parseManifests(c.stdout)[0]!;
+    const pad = "x".repeat(12_000);
+    const item = (i: number) => ({ ...csr, metadata: { name: `csr-${i}`, annotations: { pad } } });
+    const n = 2 * Math.ceil((MAX_INPUT_BYTES + 1024 * 1024) / 25_000);
+    const list = (from: number, to: number) =>
+      toYaml({
+        apiVersion: "v1",
+        items: Array.from({ length: to - from }, (_, i) => item(from + i)),
+        kind: "List",
+        metadata: { resourceVersion: "" },
+      });
+    const files = { big: [0, n], a: [0, n / 2], b: [n / 2, n] } as const;
+    for (const [name, [from, to]] of Object.entries(files)) {
+      fs.writeFileSync(path.join(dir, `${name}.yaml`), list(from, to));
+    }
+    assert.ok(fs.statSync(path.join(dir, "big.yaml")).size > MAX_INPUT_BYTES);
+    for (const format of ["yaml", "json"]) {
+      const approve = (name: string) =>
+        runCli(["csr", "approve", path.join(dir, `${name}.yaml`), "-o", format, ...NOW]);
+      const [big, a, b] = await Promise.all([approve("big"), approve("a"), approve("b")]);
+      assert.equal(big.code, a.code, big.stderr);
+      const lines = (s: string) => s.split("\n").filter(Boolean).length;
+      assert.equal(lines(big.stderr), lines(a.stderr) + lines(b.stderr));
+      const want = format === "yaml"
+        ? a.stdout.slice(0, a.stdout.lastIndexOf("kind: List\n")) +
+          b.stdout.slice("apiVersion: v1\nitems:\n".length)
+        : a.stdout.slice(0, a.stdout.lastIndexOf('\n    ],\n    "kind"')) + ",\n" +
+          b.stdout.slice(b.stdout.indexOf('    "items": [\n') + 15);
+      assert.equal(big.stdout, want);
+    }
+  } finally {
+    cleanup();
+  }
+});

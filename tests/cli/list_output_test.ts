@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { dataListWriter, HeldOutput } from "../../commands/_list_output.ts";
+import { dataListWriter, HeldOutput, ShapeWriter } from "../../commands/_list_output.ts";
 import { renderData } from "../../commands/_flags.ts";
 
 /** A seeded PRNG (mulberry32). */
@@ -97,4 +97,29 @@ Deno.test("HeldOutput() holds output up to its size, then writes through; nothin
   ok.write("b");
   ok.end();
   assert.deepEqual(small, ["ab"]);
+});
+
+Deno.test("ShapeWriter() writes what renderInInputShape writes: Lists, streams, JSON, one object alone", async () => {
+  const m = await import("../../lib/k8s/manifest.ts");
+  for (let seed = 1; seed <= 300; seed++) {
+    const rnd = prng(seed);
+    const n = 1 + (seed % 3 === 0 ? 0 : Math.floor(rnd() * 6));
+    const objects = Array.from({ length: n }, (_, i) => {
+      const r = report(rnd);
+      return { kind: "CertificateSigningRequest", metadata: { name: `csr-${i}` }, spec: r };
+    });
+    for (const format of ["json", "yaml"] as const) {
+      for (const wasList of [false, true]) {
+        let got = "";
+        const w = new ShapeWriter(m, format, wasList, (t) => got += t);
+        for (const o of objects) w.add(o);
+        w.end();
+        assert.equal(
+          got,
+          m.renderInInputShape(objects, wasList, format),
+          `seed ${seed} ${format} wasList=${wasList}`,
+        );
+      }
+    }
+  }
 });
