@@ -61,3 +61,38 @@ Deno.test("detachedSigner() signs with the secret's UTF-8 bytes, ASCII or not", 
     );
   }
 });
+
+Deno.test("detachedSigner() writes the protected header of any token ID as base64url of its JSON", () => {
+  const r = rng(10);
+  const sign = detachedSigner("payload");
+  const ids = [
+    "abc123",
+    "000000",
+    "zzzzzz",
+    "",
+    "abc12",
+    "abc1234",
+    'ab"c12',
+    "ab\\c12",
+    "é12345",
+    "ab\nc12",
+  ];
+  for (let n = 0; n < 3000; n++) {
+    const len = r() < 0.8 ? 6 : Math.floor(r() * 9);
+    ids.push(
+      Array.from(
+        { length: len },
+        () =>
+          String.fromCharCode(r() < 0.95 ? 0x20 + Math.floor(r() * 95) : Math.floor(r() * 0x300)),
+      )
+        .join(""),
+    );
+  }
+  for (const id of ids) {
+    assert.equal(
+      sign(id, "tokenSecret"),
+      reference("payload", id, "tokenSecret"),
+      JSON.stringify(id),
+    );
+  }
+});
