@@ -38,7 +38,7 @@ import {
   type Sans,
 } from "./pkix.ts";
 import { formatKey, goParseAi, goParseSpki, type KeyInfo, rightAlign } from "./pkix_key.ts";
-import { formatName, type Name, parseCertNameAt } from "./pkix_name.ts";
+import { checkCertNameAt, formatName, type Name, parseCertNameAt } from "./pkix_name.ts";
 import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "../go/time.ts";
@@ -269,7 +269,8 @@ export function parseCertificate(der: Uint8Array): Cert {
   if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed issuer");
   const subjectStart = tp, subjectEnd = at.end;
   tp = at.end;
-  const subject = parseCertNameAt(der, subjectStart, subjectEnd);
+  // Checked now, made when read: a fleet's certificates are held until printed.
+  checkCertNameAt(der, subjectStart, subjectEnd);
   if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed spki");
   const spkiTlv: Tlv = { tag: 0x30, start: tp, contentStart: at.cs, end: at.end };
   tp = at.end;
@@ -379,7 +380,6 @@ export function parseCertificate(der: Uint8Array): Cert {
   c.sigAlg = sigAlg;
   c.version = version;
   c.issuer = issuer;
-  c.subject = subject;
   c.notBeforeMs = notBefore.getTime();
   c.notAfterMs = notAfter.getTime();
   c.key = key;
@@ -407,7 +407,8 @@ export function parseCertificate(der: Uint8Array): Cert {
  * A parsed certificate that keeps offsets into its DER instead of views:
  * `tbs`, `serial`, `issuerDer`, `subjectDer` and `signature` are made when
  * read (a fleet held in memory keeps no typed array per field), as are the
- * validity Dates (from their milliseconds).
+ * validity Dates (from their milliseconds) and the subject Name (checked at
+ * parse time, made on first read).
  */
 class ParsedCert implements Cert {
   subjectStart = 0;
@@ -418,7 +419,7 @@ class ParsedCert implements Cert {
   sigAlg!: SigAlg;
   version = 0;
   issuer!: Name;
-  subject!: Name;
+  subjectName: Name | undefined = undefined;
   notBeforeMs = 0;
   notAfterMs = 0;
   key!: KeyInfo;
@@ -449,6 +450,10 @@ class ParsedCert implements Cert {
     readonly issuerStart: number,
     readonly issuerEnd: number,
   ) {}
+
+  get subject(): Name {
+    return this.subjectName ??= parseCertNameAt(this.der, this.subjectStart, this.subjectEnd);
+  }
 
   get notBefore(): Date {
     return new Date(this.notBeforeMs);

@@ -319,8 +319,26 @@ export function parseCertName(buf: Uint8Array, name: Tlv): Name {
  * {@link fillName} fills it (every value is a string here, or the parse fails).
  */
 export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Name {
+  return readCertName(buf, start, end, true)!;
+}
+
+/**
+ * {@link parseCertNameAt}'s checks alone: throws exactly what it throws and
+ * builds nothing (the certificate parser checks a subject at parse time and
+ * makes its Name when it is read).
+ */
+export function checkCertNameAt(buf: Uint8Array, start: number, end: number): void {
+  readCertName(buf, start, end, false);
+}
+
+function readCertName(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  build: boolean,
+): Name | undefined {
   if (!readTagAt(buf, start, end, 0x30)) throw new InputError("x509: invalid RDNSequence");
-  const out = parsedName();
+  const out = build ? parsedName() : undefined;
   const rdns = RDNS;
   rdns.length = 0;
   SHOWN.length = 0;
@@ -345,25 +363,45 @@ export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Na
       if (!readAt(buf, at.end, atvEnd)) {
         throw new InputError("x509: invalid RDNSequence: invalid attribute value");
       }
-      let value: string;
+      let value = "";
       try {
-        value = certString(at.tag, buf.subarray(at.cs, at.end));
+        if (out) value = certString(at.tag, buf.subarray(at.cs, at.end));
+        else checkString(at.tag, buf, at.cs, at.end);
       } catch (e) {
         throw new InputError(
           `x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`,
         );
       }
+      if (!out) continue;
       shown.push({ oid, value });
       fillAttribute(out, oid, value);
     }
     if (shown.length > 0) rdns.push(shown.length === 1 ? [shown[0]!] : shown.slice());
     shown.length = 0;
   }
+  if (!out) return undefined;
   // Lists built by push keep room to grow; a parsed name is held as long as its
   // certificate, so it keeps exact copies (a fleet holds thousands).
   out.rdns = rdns.slice();
   rdns.length = 0;
   return out;
+}
+
+/** {@link certString}'s verdict on `buf[start:end]`, without making the text where it can. */
+function checkString(tag: number, buf: Uint8Array, start: number, end: number): void {
+  switch (tag) {
+    case 20: // T61String: any bytes
+      return;
+    case 19: // PrintableString
+      for (let i = start; i < end; i++) {
+        if (!isPrintableByte(buf[i]!)) throw new Error("invalid PrintableString");
+      }
+      return;
+    case 22: // IA5String
+      for (let i = start; i < end; i++) if (buf[i]! > 0x7f) throw new Error("invalid IA5String");
+      return;
+  }
+  certString(tag, buf.subarray(start, end));
 }
 
 const RDNS: { oid: string; value: string }[][] = [];

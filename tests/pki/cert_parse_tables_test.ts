@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
-import { at, ByteTable, oidAt, oidString, readAt, readTlv } from "../../lib/pki/der.ts";
+import {
+  at,
+  ByteTable,
+  certificateParts,
+  oidAt,
+  oidString,
+  readAt,
+  readTlv,
+} from "../../lib/pki/der.ts";
+import { checkCertNameAt, parseCertNameAt } from "../../lib/pki/pkix_name.ts";
 import { parseCertificate, serialDecimal, summarize } from "../../lib/pki/cert_info.ts";
 import { repoPath } from "../_cli.ts";
 
@@ -109,4 +118,34 @@ Deno.test("parseCertificate() gives certificates with one issuer equal, shared a
     if (again[i]!.basicConstraints) assert.ok(Object.isFrozen(again[i]!.basicConstraints));
     assert.ok(Object.isFrozen(again[i]!.sans.dns) || again[i]!.sans.dns.length > 0);
   }
+});
+
+Deno.test("checkCertNameAt() refuses exactly what parseCertNameAt() refuses, with its text, on 20,000 mutated names", () => {
+  const der = new Uint8Array(fs.readFileSync(repoPath("tests/fixtures/x509/last-cn-wins.der")));
+  const { subject } = certificateParts(der);
+  const r = rng(23);
+  const outcome = (f: () => unknown) => {
+    try {
+      f();
+      return "ok";
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const seen = new Set<string>();
+  // String types the mutation puts in a value's tag position: Printable, IA5, T61, UTF8, BMP, …
+  const tags = [0x13, 0x16, 0x14, 0x0c, 0x1e, 0x12, 0x1c, 0x04];
+  for (let k = 0; k < 20_000; k++) {
+    const m = der.slice();
+    for (let j = 0; j < 1 + (k % 3); j++) {
+      const i = subject.start + Math.floor(r() * (subject.end - subject.start));
+      m[i] = r() < 0.3 ? tags[Math.floor(r() * tags.length)]! : Math.floor(r() * 256);
+    }
+    const a = outcome(() => checkCertNameAt(m, subject.start, subject.end));
+    const b = outcome(() => parseCertNameAt(m, subject.start, subject.end));
+    assert.equal(a, b, Buffer.from(m.subarray(subject.start, subject.end)).toString("hex"));
+    seen.add(a);
+  }
+  // Both verdicts and several distinct refusals were exercised.
+  assert.ok(seen.has("ok") && seen.size >= 5, [...seen].join(" | "));
 });
