@@ -144,7 +144,10 @@ export function readInputs(names: readonly string[]): Input[] {
  * with, so a directory of up to {@link MAX_STREAM_FILES} files is never in
  * memory at once, and no total over all inputs applies.
  */
-export function* eachInput(names: readonly string[]): Generator<Input> {
+export function* eachInput(
+  names: readonly string[],
+  opts: { pemPieces?: boolean } = {},
+): Generator<InputPiece> {
   let files = 0;
   for (const name of names) {
     const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
@@ -152,7 +155,101 @@ export function* eachInput(names: readonly string[]): Generator<Input> {
     if (files > MAX_STREAM_FILES) {
       throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
     }
-    for (const file of list) yield readInput(file);
+    for (const file of list) {
+      if (opts.pemPieces && isLongPem(file)) {
+        for (const piece of pemPieces(file)) {
+          yield piece;
+          memoryCheckpoint(piece.text.length);
+        }
+        continue;
+      }
+      const input = readInput(file);
+      yield input;
+      memoryCheckpoint(input.bytes.length);
+    }
+  }
+}
+
+/** An input, or (with `part`) one piece of a long PEM file read in pieces. */
+export interface InputPiece extends Input {
+  /** Set for the pieces of a PEM file over one piece (whole blocks each). */
+  part?: { index: number; last: boolean };
+}
+
+/** A regular file over a piece whose first 64 KiB hold a PEM block start. */
+function isLongPem(file: string): boolean {
+  if (file === "-") return false;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "r");
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size <= PIECE_BYTES) return false;
+    const head = Buffer.alloc(1 << 16);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, n).includes("-----BEGIN");
+  } catch {
+    return false; // readInput says why
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * A long PEM file in pieces of about {@link PIECE_BYTES}, each cut after an
+ * `-----END` line, so every piece holds whole blocks: any length is read
+ * with bounded memory (the 16 MiB bound of a whole read does not apply).
+ */
+function* pemPieces(file: string): Generator<InputPiece> {
+  const pieces = chunkPem(file);
+  let index = 0;
+  let next = pieces.next();
+  while (!next.done) {
+    const text = next.value;
+    next = pieces.next();
+    yield {
+      name: file,
+      text,
+      bytes: new Uint8Array(Buffer.from(text, "utf8")),
+      part: { index: index++, last: next.done === true },
+    };
+  }
+}
+
+function* chunkPem(file: string): Generator<string> {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "r");
+  } catch (err) {
+    throw describe(err, file);
+  }
+  try {
+    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    const buf = Buffer.alloc(PIECE_BYTES);
+    let pending = "";
+    for (;;) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        throw describe(err, file);
+      }
+      pending += n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
+      if (n === 0) break;
+      if (pending.length < PIECE_BYTES) continue;
+      const end = pending.lastIndexOf("-----END ");
+      const cut = end < 0 ? -1 : pending.indexOf("\n", end);
+      if (cut < 0) {
+        if (pending.length > MAX_INPUT_BYTES) {
+          throw new InputError(`${file}: PEM block larger than ${MAX_INPUT_BYTES} bytes`);
+        }
+        continue;
+      }
+      yield pending.slice(0, cut + 1);
+      pending = pending.slice(cut + 1);
+    }
+    yield pending;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -69,20 +69,38 @@ Examples:
     const shown = progress(ctx, "cert inspect");
     for (const arg of ctx.args) {
       const isDir = arg !== "-" && isDirectory(arg);
-      for (const input of eachInput([arg])) {
+      // A PEM file over 1 MiB comes in pieces of whole blocks: its certificates are numbered
+      // across them (fileCount), and any length is read in bounded memory.
+      let fileCount = 0;
+      for (const input of eachInput([arg], { pemPieces: true })) {
+        if (input.part?.index === 0) fileCount = 0;
         // Parsed once, by the extraction itself.
-        let certs: Cert[];
+        let certs: Cert[] = [];
         try {
-          certs = await extractCerts(input, { includeClient: true });
+          if (!input.part || input.text.includes("-----BEGIN")) {
+            certs = await extractCerts(input, { includeClient: true });
+          }
         } catch (e) {
           if (isDir && e instanceof InputError) continue; // keys and other files
-          throw e;
+          // A piece of keys only: the whole file is refused only if no piece has a certificate.
+          if (
+            !input.part || !(e instanceof InputError) || !/: no certificate found/.test(e.message)
+          ) {
+            throw e;
+          }
+        }
+        if (input.part?.last && fileCount + certs.length === 0 && !isDir) {
+          throw new InputError(`${input.name}: no certificate found`);
         }
         const rel = isDir ? path.relative(arg, input.name) : input.name;
+        const many = input.part !== undefined || certs.length > 1;
+        const first = input.part ? fileCount : 0;
+        fileCount += certs.length;
         shown.tick(certs.length);
-        certs.forEach((cert, i) => {
-          const where = certs.length > 1 ? `${input.name}[${i}]` : input.name;
-          const label = isDir ? labelFor(rel, certs.length, i) : where;
+        certs.forEach((cert, j) => {
+          const i = first + j;
+          const where = many ? `${input.name}[${i}]` : input.name;
+          const label = isDir ? labelFor(rel, many ? 2 : 1, i) : where;
           if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
           else if (table) rows.push(tableRow(label, cert));
           else out.write((count > 0 ? "\n" : "") + details(label, cert, ctx.now));

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, tempDir } from "../_cli.ts";
+import { opensslCa } from "../_csr_pki.ts";
 import { parseManifests, toYaml } from "../../lib/k8s/manifest.ts";
 import { MAX_INPUT_BYTES } from "../../lib/base/limits.ts";
 
@@ -117,6 +118,55 @@ Deno.test("CLI csr approve over 16 MiB writes, object by object, the bytes of it
           b.stdout.slice(b.stdout.indexOf('    "items": [\n') + 15);
       assert.equal(big.stdout, want);
     }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI cert inspect reads a PEM file over 1 MiB in pieces of whole blocks, numbered across them", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const a = fs.readFileSync(opensslCa(dir, "a").crt, "utf8");
+    const b = fs.readFileSync(opensslCa(dir, "b", { ca: false }).crt, "utf8");
+    const key = fs.readFileSync(path.join(dir, "a.key"), "utf8");
+    // Certificates, a key between them (skipped, as Go's ParseCertsPEM skips it), > 2 pieces.
+    const blocks: string[] = [];
+    for (let i = 0; blocks.join("").length < 2.5 * 1024 * 1024; i++) {
+      blocks.push(i === 1000 ? key : i % 2 ? a : b);
+    }
+    const big = path.join(dir, "big.pem");
+    fs.writeFileSync(big, blocks.join(""));
+    const small = path.join(dir, "small.pem");
+    fs.writeFileSync(small, b + a);
+    const certs = blocks.filter((x) => x !== key).length;
+    for (const format of ["json", "text"]) {
+      const [whole, pieces] = await Promise.all([
+        runCli(["cert", "inspect", small, "-o", format, ...NOW]),
+        runCli(["cert", "inspect", big, "-o", format, ...NOW]),
+      ]);
+      assert.equal(pieces.code, 0, pieces.stderr);
+      assert.equal(pieces.stderr, "");
+      if (format === "json") {
+        const rows = JSON.parse(pieces.stdout) as { index: number; file: string }[];
+        assert.equal(rows.length, certs);
+        assert.deepEqual(rows.map((r) => r.index), rows.map((_, i) => i));
+        const two = JSON.parse(whole.stdout.replaceAll(small, big));
+        assert.deepEqual(rows.slice(0, 2), two);
+        assert.deepEqual(rows[1001], { ...two[(1001 + 1) % 2], index: 1001 }); // after the key
+      } else {
+        const labels = pieces.stdout.match(/^\S+\[\d+\]$/gm)!;
+        assert.equal(labels.length, certs);
+        assert.equal(labels.at(-1), `${big}[${certs - 1}]`);
+        assert.ok(pieces.stdout.startsWith(whole.stdout.replaceAll(small, big)));
+      }
+    }
+    // Keys only, over 1 MiB: refused as a file without certificates.
+    const keys = path.join(dir, "keys.pem");
+    fs.writeFileSync(keys, key.repeat(Math.ceil(1.5 * 1024 * 1024 / key.length)));
+    const k = await runCli(["cert", "inspect", keys]);
+    assert.equal(k.code, 1);
+    assert.equal(k.stdout, "");
+    assert.equal(k.stderr, `error: ${keys}: no certificate found\n`);
   } finally {
     cleanup();
   }
