@@ -210,6 +210,13 @@ async function buildDeno(entry: string, out: string): Promise<string | undefined
     return undefined;
   } catch (e) {
     return (e instanceof Error ? e.message : String(e)).replace(/^build: /, "");
+  } finally {
+    // deno compile writes through its own `<tmp>.tmp-<hex>`; a killed compile leaves it.
+    const dir = path.dirname(out);
+    const own = path.basename(out) + ".deno-tmp.tmp-";
+    for (const f of fs.readdirSync(dir)) {
+      if (f.startsWith(own)) fs.rmSync(path.join(dir, f), { force: true });
+    }
   }
 }
 
