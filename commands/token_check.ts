@@ -6,6 +6,7 @@
  */
 
 import { authenticateBootstrapToken } from "../lib/tokens/authenticator.ts";
+import { SECRET_PREFIX, tokenFromString } from "../lib/tokens/token.ts";
 import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
@@ -66,11 +67,15 @@ Examples:
       token = (readInput("-").text.split(/\r?\n/)[0] ?? "").trim();
     }
     const secrets: DecodedSecret[] = [];
-    // Read document by document: memory holds the Secrets, not the input.
+    // Read document by document; every Secret is decoded (a malformed one is refused as ever),
+    // but only those the authenticator's lookup can pick (its name) are kept.
+    const wanted = SECRET_PREFIX + (tokenFromString(token)?.id ?? "");
     const counts = { documents: 0, objects: 0 };
     for (const chunk of readManifestChunks(paths)) {
       for (const obj of parseManifestChunk(chunk, counts)) {
-        if (isSecretObject(obj)) secrets.push(decodeSecret(obj, chunk.source));
+        if (!isSecretObject(obj)) continue;
+        const secret = decodeSecret(obj, chunk.source);
+        if (secret.name === wanted) secrets.push(secret);
       }
     }
     const result = authenticateBootstrapToken(token, secrets, ctx.now);
