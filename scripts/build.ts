@@ -211,13 +211,28 @@ async function buildDeno(entry: string, out: string): Promise<string | undefined
   } catch (e) {
     return (e instanceof Error ? e.message : String(e)).replace(/^build: /, "");
   } finally {
-    // deno compile writes through its own `<tmp>.tmp-<hex>`; a killed compile leaves it.
-    const dir = path.dirname(out);
-    const own = path.basename(out) + ".deno-tmp.tmp-";
-    for (const f of fs.readdirSync(dir)) {
-      if (f.startsWith(own)) fs.rmSync(path.join(dir, f), { force: true });
+    removeStale(out);
+  }
+}
+
+/**
+ * Removes the temporary files a build of `out` makes beside it (`.sea-tmp`,
+ * `.deno-tmp`, their `.sha256` twins, and deno compile's own
+ * `.deno-tmp.tmp-<hex>`): a build killed by a signal runs no `finally` and may
+ * leave one; the next build starts by removing them. Returns what it removed.
+ */
+export function removeStale(out: string): string[] {
+  const dir = path.dirname(out);
+  const base = path.basename(out);
+  const ours = new Set([".sea-tmp", ".deno-tmp"].flatMap((x) => [base + x, base + ".sha256" + x]));
+  const removed: string[] = [];
+  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (ours.has(f) || f.startsWith(base + ".deno-tmp.tmp-")) {
+      fs.rmSync(path.join(dir, f), { force: true });
+      removed.push(f);
     }
   }
+  return removed.sort();
 }
 
 /** `deno compile` of `entry` into `tmp`; throws with its first and last lines. */
@@ -620,6 +635,8 @@ async function main(): Promise<number> {
   const out = path.resolve(ROOT, values.out!);
   const entry = values.entry!;
   fs.mkdirSync(path.dirname(out), { recursive: true });
+  const stale = removeStale(out);
+  if (stale.length) log(`removed what an interrupted build left: ${stale.join(", ")}`);
   const t0 = performance.now();
   let took = "";
   let snapshot = false;

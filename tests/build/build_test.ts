@@ -12,6 +12,7 @@ import {
   type Attempt,
   buildInto,
   buildSea,
+  removeStale,
   REPRODUCIBLE_NODE_FLAGS,
   reproduciblePrefix,
   SEA_ATTEMPTS,
@@ -138,6 +139,25 @@ Deno.test("buildInto() removes a stale temporary file a killed build left, and i
       /^Error: build: not an Error$/,
     );
     assert.deepEqual(fs.readdirSync(dist), []);
+  });
+});
+
+Deno.test("removeStale() removes only what a killed build of that output left beside it", async () => {
+  await inDist((dist, out) => {
+    const left = [
+      "joinkit.sea-tmp",
+      "joinkit.sha256.sea-tmp",
+      "joinkit.deno-tmp",
+      "joinkit.sha256.deno-tmp",
+      "joinkit.deno-tmp.tmp-5e0a9c1d",
+    ];
+    const kept = ["joinkit", "joinkit.sha256", "joinkit-other.sea-tmp", "hello.sea-tmp", "notes"];
+    for (const f of [...left, ...kept]) fs.writeFileSync(path.join(dist, f), f);
+    assert.deepEqual(removeStale(out), [...left].sort());
+    assert.deepEqual(fs.readdirSync(dist).sort(), [...kept].sort());
+    assert.deepEqual(removeStale(out), []);
+    assert.deepEqual(removeStale(path.join(dist, "missing-dir", "joinkit")), []);
+    return Promise.resolve();
   });
 });
 
