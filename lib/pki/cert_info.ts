@@ -277,6 +277,7 @@ export function parseCertificate(der: Uint8Array): Cert {
   const { key, algorithm: publicKeyAlgorithm } = goParseSpki(der, spkiTlv);
 
   let extensions: Extension[] = NO_EXTENSIONS;
+  let extStart = 0, extEnd = 0;
   if (version > 1) {
     if (tp < tEnd && der[tp] === 0x81) {
       if (!readTagAt(der, tp, tEnd, 0x81)) fail("x509: malformed issuerUniqueID");
@@ -290,7 +291,9 @@ export function parseCertificate(der: Uint8Array): Cert {
       if (!readTagAt(der, tp, tEnd, 0xa3)) return fail("x509: malformed extensions");
       tp = at.end;
       if (!readTagAt(der, at.cs, at.end, 0x30)) return fail("x509: malformed extensions");
-      extensions = readExtensions(der, at.cs, at.end);
+      extStart = at.cs;
+      extEnd = at.end;
+      extensions = readExtensions(der, extStart, extEnd);
     }
   }
 
@@ -383,7 +386,8 @@ export function parseCertificate(der: Uint8Array): Cert {
   c.notBeforeMs = notBefore.getTime();
   c.notAfterMs = notAfter.getTime();
   c.key = key;
-  c.extensions = extensions;
+  c.extStart = extStart;
+  c.extEnd = extEnd;
   c.keyUsage = keyUsage;
   c.extKeyUsage = extKeyUsage;
   c.basicConstraints = basicConstraints;
@@ -407,8 +411,8 @@ export function parseCertificate(der: Uint8Array): Cert {
  * A parsed certificate that keeps offsets into its DER instead of views:
  * `tbs`, `serial`, `issuerDer`, `subjectDer` and `signature` are made when
  * read (a fleet held in memory keeps no typed array per field), as are the
- * validity Dates (from their milliseconds) and the subject Name (checked at
- * parse time, made on first read).
+ * validity Dates (from their milliseconds), the extension list and the
+ * subject Name (checked at parse time, made on first read).
  */
 class ParsedCert implements Cert {
   subjectStart = 0;
@@ -423,7 +427,8 @@ class ParsedCert implements Cert {
   notBeforeMs = 0;
   notAfterMs = 0;
   key!: KeyInfo;
-  extensions!: Extension[];
+  extStart = 0;
+  extEnd = 0;
   keyUsage: number | undefined;
   extKeyUsage: string[] | undefined;
   basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
@@ -450,6 +455,13 @@ class ParsedCert implements Cert {
     readonly issuerStart: number,
     readonly issuerEnd: number,
   ) {}
+
+  /** Read again from the DER on each access (it parsed once, so it parses again). */
+  get extensions(): Extension[] {
+    return this.extEnd > this.extStart
+      ? readExtensions(this.der, this.extStart, this.extEnd)
+      : NO_EXTENSIONS;
+  }
 
   get subject(): Name {
     return this.subjectName ??= parseCertNameAt(this.der, this.subjectStart, this.subjectEnd);
@@ -548,8 +560,7 @@ function readExtensions(der: Uint8Array, start: number, end: number): Extension[
     seen?.add(oid);
     extensions.push(new CertExtension(oid, critical, der, at.cs, at.end));
   }
-  // Exact length: the list is held as long as its certificate.
-  return extensions.slice();
+  return extensions;
 }
 
 /** cryptobyte's `checkASN1Integer` on `b[start:end]`. */

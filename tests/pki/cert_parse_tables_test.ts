@@ -114,6 +114,12 @@ Deno.test("parseCertificate() gives certificates with one issuer equal, shared a
     assert.deepEqual(summarize(again[i]!, now), summarize(first[i]!, now));
     assert.deepEqual(again[i]!.issuer, first[i]!.issuer);
     assert.deepEqual(again[i]!.extKeyUsage, first[i]!.extKeyUsage);
+    // The extension list is read again from the DER on each access: same list each time.
+    const exts = (c: typeof first[0]) =>
+      c.extensions.map((e) => [e.oid, e.critical, Buffer.from(e.value).toString("hex")]);
+    assert.ok(exts(first[i]!).length > 0);
+    assert.deepEqual(exts(again[i]!), exts(first[i]!));
+    assert.deepEqual(exts(again[i]!), exts(again[i]!));
     if (again[i]!.extKeyUsage) assert.ok(Object.isFrozen(again[i]!.extKeyUsage));
     if (again[i]!.basicConstraints) assert.ok(Object.isFrozen(again[i]!.basicConstraints));
     assert.ok(Object.isFrozen(again[i]!.sans.dns) || again[i]!.sans.dns.length > 0);
