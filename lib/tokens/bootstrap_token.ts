@@ -372,7 +372,7 @@ export function bootstrapTokenFromSecret(secret: DecodedSecret): ParsedBootstrap
   return parsed;
 }
 
-/** Whether `name` is `bootstrap-token-<id>` (as `name === SECRET_PREFIX + id`, without the string). */
+/** Whether `name` is the prefix followed by `id`, without building that string. */
 function isNameOf(name: string, id: string): boolean {
   return name.length === SECRET_PREFIX.length + id.length && name.startsWith(SECRET_PREFIX) &&
     name.endsWith(id);
