@@ -77,7 +77,11 @@ Examples:
 `,
   run(ctx) {
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
-    const byName = new Map<string, { token: ParsedBootstrapToken; source: string }>();
+    // The tokens by Secret name (a later one replaces an earlier one in its place), and where
+    // each was read.
+    const byName = new Map<string, number>();
+    const listed: ParsedBootstrapToken[] = [];
+    const sources: string[] = [];
     let problems = 0;
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "token list");
@@ -94,12 +98,17 @@ Examples:
       try {
         const token = bootstrapTokenFromSecret(secret);
         const earlier = byName.get(token.name);
-        if (earlier) {
+        if (earlier === undefined) {
+          byName.set(token.name, listed.length);
+          listed.push(token);
+          sources.push(source);
+        } else {
           ctx.stderr(
-            `warning: ${what(secret, source, obj)}: replaces the one in ${earlier.source}`,
+            `warning: ${what(secret, source, obj)}: replaces the one in ${sources[earlier]}`,
           );
+          listed[earlier] = token;
+          sources[earlier] = source;
         }
-        byName.set(token.name, { token, source });
       } catch (e) {
         ctx.stderr(`error: ${what(secret, source, obj)}: ${(e as Error).message}`);
         problems++;
@@ -130,7 +139,7 @@ Examples:
       }
     }
     shown.done();
-    const tokens = sortTokensByName([...byName.values()].map((e) => e.token));
+    const tokens = sortTokensByName(listed);
     if (tokens.length === 0 && problems === 0) {
       ctx.stderr("no bootstrap token Secrets found");
     }
