@@ -707,16 +707,22 @@ function issuerText(c: Cert): string {
   return s;
 }
 
-/** `formatRfc3339(d)`, cached by the instant. */
-function rfc3339(d: Date): string {
-  const ms = d.getTime();
+/** `formatRfc3339` of an instant (milliseconds), cached by the instant. */
+function rfc3339(ms: number): string {
   let s = timeTexts.get(ms);
   if (s === undefined) {
     if (timeTexts.size >= CACHE_MAX) timeTexts.clear();
-    s = formatRfc3339(d);
+    s = formatRfc3339(new Date(ms));
     timeTexts.set(ms, s);
   }
   return s;
+}
+
+/** The validity instants in milliseconds (a {@link ParsedCert} holds them so). */
+function validityMs(c: Cert): [number, number] {
+  return c instanceof ParsedCert
+    ? [c.notBeforeMs, c.notAfterMs]
+    : [c.notBefore.getTime(), c.notAfter.getTime()];
 }
 
 let lastKeyId: Uint8Array | undefined;
@@ -733,15 +739,16 @@ function keyIdText(id: Uint8Array): string {
 
 /** A JSON-friendly summary of a certificate at time `now`. */
 export function summarize(c: Cert, now: Date): Record<string, unknown> {
+  const [notBefore, notAfter] = validityMs(c);
   return {
     subject: formatName(c.subject),
     issuer: issuerText(c),
     serial: serialDecimal(c.serial),
     serialHex: colonHex(c.serial),
-    notBefore: rfc3339(c.notBefore),
-    notAfter: rfc3339(c.notAfter),
-    timeLeft: shortHumanDuration(c.notAfter.getTime() - now.getTime()),
-    expired: c.notAfter.getTime() < now.getTime(),
+    notBefore: rfc3339(notBefore),
+    notAfter: rfc3339(notAfter),
+    timeLeft: shortHumanDuration(notAfter - now.getTime()),
+    expired: notAfter < now.getTime(),
     dnsNames: c.sans.dns,
     ipAddresses: c.sans.ips,
     emailAddresses: c.sans.emails,
