@@ -38,7 +38,13 @@ import {
   type Sans,
 } from "./pkix.ts";
 import { formatKey, goParseAi, goParseSpki, type KeyInfo, rightAlign } from "./pkix_key.ts";
-import { checkCertNameAt, formatName, type Name, parseCertNameAt } from "./pkix_name.ts";
+import {
+  checkCertNameAt,
+  formatCertNameAt,
+  formatName,
+  type Name,
+  parseCertNameAt,
+} from "./pkix_name.ts";
 import { type SigAlg, sigAlgFromAi, sigAlgName } from "./sigalg.ts";
 import { ekuName, keyUsageNames } from "./usages.ts";
 import { formatRfc3339 } from "../go/time.ts";
@@ -718,6 +724,13 @@ function rfc3339(ms: number): string {
   return s;
 }
 
+/** `formatName(c.subject)`; for a parsed certificate whose Name was not made yet, from the DER. */
+function subjectText(c: Cert): string {
+  return c instanceof ParsedCert && c.subjectName === undefined
+    ? formatCertNameAt(c.der, c.subjectStart, c.subjectEnd)
+    : formatName(c.subject);
+}
+
 /** The validity instants in milliseconds (a {@link ParsedCert} holds them so). */
 function validityMs(c: Cert): [number, number] {
   return c instanceof ParsedCert
@@ -741,7 +754,7 @@ function keyIdText(id: Uint8Array): string {
 export function summarize(c: Cert, now: Date): Record<string, unknown> {
   const [notBefore, notAfter] = validityMs(c);
   return {
-    subject: formatName(c.subject),
+    subject: subjectText(c),
     issuer: issuerText(c),
     serial: serialDecimal(c.serial),
     serialHex: colonHex(c.serial),

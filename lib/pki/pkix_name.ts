@@ -319,7 +319,7 @@ export function parseCertName(buf: Uint8Array, name: Tlv): Name {
  * {@link fillName} fills it (every value is a string here, or the parse fails).
  */
 export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Name {
-  return readCertName(buf, start, end, true)!;
+  return readCertName(buf, start, end, BUILD) as Name;
 }
 
 /**
@@ -328,20 +328,32 @@ export function parseCertNameAt(buf: Uint8Array, start: number, end: number): Na
  * makes its Name when it is read).
  */
 export function checkCertNameAt(buf: Uint8Array, start: number, end: number): void {
-  readCertName(buf, start, end, false);
+  readCertName(buf, start, end, CHECK);
 }
+
+/**
+ * `formatName(parseCertNameAt(buf, start, end))` without building the Name:
+ * the text straight from the DER (same checks and errors).
+ */
+export function formatCertNameAt(buf: Uint8Array, start: number, end: number): string {
+  return readCertName(buf, start, end, TEXT) as string;
+}
+
+const CHECK = 0, BUILD = 1, TEXT = 2;
 
 function readCertName(
   buf: Uint8Array,
   start: number,
   end: number,
-  build: boolean,
-): Name | undefined {
+  mode: typeof CHECK | typeof BUILD | typeof TEXT,
+): Name | string | undefined {
   if (!readTagAt(buf, start, end, 0x30)) throw new InputError("x509: invalid RDNSequence");
-  const out = build ? parsedName() : undefined;
+  const out = mode === BUILD ? parsedName() : undefined;
   const rdns = RDNS;
   rdns.length = 0;
   SHOWN.length = 0;
+  const texts = TEXTS;
+  texts.length = 0;
   let p = at.cs;
   const rawEnd = at.end;
   while (p < rawEnd) {
@@ -350,6 +362,8 @@ function readCertName(
     const setEnd = at.end;
     p = at.end;
     const shown = SHOWN;
+    let text = "";
+    let count = 0;
     while (q < setEnd) {
       if (!readTagAt(buf, q, setEnd, 0x30)) {
         throw new InputError("x509: invalid RDNSequence: invalid attribute");
@@ -365,19 +379,32 @@ function readCertName(
       }
       let value = "";
       try {
-        if (out) value = certString(at.tag, buf.subarray(at.cs, at.end));
-        else checkString(at.tag, buf, at.cs, at.end);
+        if (mode === CHECK) checkString(at.tag, buf, at.cs, at.end);
+        else value = certString(at.tag, buf.subarray(at.cs, at.end));
       } catch (e) {
         throw new InputError(
           `x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`,
         );
       }
-      if (!out) continue;
-      shown.push({ oid, value });
-      fillAttribute(out, oid, value);
+      if (mode === TEXT) {
+        // formatName's text of one attribute.
+        text += (count++ === 0 ? "" : "+") + (SHORT[oid] ?? oid) + "=" +
+          (value.startsWith("#") || !NEEDS_ESCAPE.test(value) ? value : escapeValue(value));
+      } else if (out) {
+        shown.push({ oid, value });
+        fillAttribute(out, oid, value);
+      }
     }
+    if (count > 0) texts.push(text);
     if (shown.length > 0) rdns.push(shown.length === 1 ? [shown[0]!] : shown.slice());
     shown.length = 0;
+  }
+  if (mode === TEXT) {
+    // Most specific first, as formatName writes it.
+    let s = "";
+    for (let i = texts.length - 1; i >= 0; i--) s += (i === texts.length - 1 ? "" : ",") + texts[i];
+    texts.length = 0;
+    return s;
   }
   if (!out) return undefined;
   // Lists built by push keep room to grow; a parsed name is held as long as its
@@ -386,6 +413,8 @@ function readCertName(
   rdns.length = 0;
   return out;
 }
+
+const TEXTS: string[] = [];
 
 /** {@link certString}'s verdict on `buf[start:end]`, without making the text where it can. */
 function checkString(tag: number, buf: Uint8Array, start: number, end: number): void {

@@ -10,7 +10,12 @@ import {
   readAt,
   readTlv,
 } from "../../lib/pki/der.ts";
-import { checkCertNameAt, parseCertNameAt } from "../../lib/pki/pkix_name.ts";
+import {
+  checkCertNameAt,
+  formatCertNameAt,
+  formatName,
+  parseCertNameAt,
+} from "../../lib/pki/pkix_name.ts";
 import { parseCertificate, serialDecimal, summarize } from "../../lib/pki/cert_info.ts";
 import { repoPath } from "../_cli.ts";
 
@@ -149,9 +154,48 @@ Deno.test("checkCertNameAt() refuses exactly what parseCertNameAt() refuses, wit
     }
     const a = outcome(() => checkCertNameAt(m, subject.start, subject.end));
     const b = outcome(() => parseCertNameAt(m, subject.start, subject.end));
-    assert.equal(a, b, Buffer.from(m.subarray(subject.start, subject.end)).toString("hex"));
+    const what = Buffer.from(m.subarray(subject.start, subject.end)).toString("hex");
+    assert.equal(a, b, what);
+    // The text made straight from the DER is formatName's text of the parsed name.
+    let text: string;
+    try {
+      text = formatCertNameAt(m, subject.start, subject.end);
+    } catch (e) {
+      text = (e as Error).message;
+    }
+    if (b === "ok") {
+      assert.equal(text, formatName(parseCertNameAt(m, subject.start, subject.end)), what);
+    } else assert.equal(text, b, what);
     seen.add(a);
   }
   // Both verdicts and several distinct refusals were exercised.
   assert.ok(seen.has("ok") && seen.size >= 5, [...seen].join(" | "));
+});
+
+Deno.test("formatCertNameAt() gives formatName()'s text of every fixture certificate's subject and issuer", () => {
+  const dir = repoPath("tests/fixtures/x509");
+  let names = 0;
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".der")).sort()) {
+    const der = new Uint8Array(fs.readFileSync(`${dir}/${f}`));
+    let parts;
+    try {
+      parts = certificateParts(der);
+    } catch {
+      continue; // not a certificate
+    }
+    for (const n of [parts.subject, parts.issuer]) {
+      let want: string;
+      try {
+        want = formatName(parseCertNameAt(der, n.start, n.end));
+      } catch (e) {
+        assert.throws(() => formatCertNameAt(der, n.start, n.end), {
+          message: (e as Error).message,
+        });
+        continue;
+      }
+      assert.equal(formatCertNameAt(der, n.start, n.end), want, f);
+      names++;
+    }
+  }
+  assert.ok(names >= 20, `${names} names`);
 });
