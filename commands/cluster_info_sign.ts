@@ -7,8 +7,8 @@
 
 import {
   secretsIn,
-  selectSigningTokens,
   signClusterInfoData,
+  SigningSelection,
 } from "../lib/discovery/bootstrap_signer.ts";
 import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import { UsageError } from "../lib/base/errors.ts";
@@ -60,8 +60,9 @@ Examples:
     if (secretFiles.length === 0) throw new UsageError("missing required flag --secrets");
     const input = readInput(ctx.args[0]!);
     const info = findClusterInfo(parseManifests(input.text, input.name), input.name);
-    // The Secrets are read document by document: memory holds the Secrets, not the input.
-    const secrets = [];
+    // The Secrets are read document by document and judged as they come: memory holds the
+    // signing tokens, not the input.
+    const selection = new SigningSelection(ctx.now);
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "cluster-info sign");
     for (const chunk of readManifestChunks(secretFiles)) {
@@ -69,15 +70,15 @@ Examples:
       const simple = simpleSecretsChunk(chunk, counts);
       if (simple !== undefined) {
         shown.tick(simple.length);
-        for (const s of simple) secrets.push(s);
+        for (const s of simple) selection.add(s);
         continue;
       }
       const objects = parseManifestChunk(chunk, counts);
       shown.tick(objects.length);
-      for (const s of secretsIn(objects, chunk.source)) secrets.push(s);
+      for (const s of secretsIn(objects, chunk.source)) selection.add(s);
     }
     shown.done();
-    const { tokens, skipped } = selectSigningTokens(secrets, ctx.now);
+    const { tokens, skipped } = selection;
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;
     const lines = [

@@ -83,21 +83,50 @@ export function selectSigningTokens(
   secrets: readonly DecodedSecret[],
   now: Date,
 ): { tokens: Token[]; skipped: SkippedSecret[] } {
-  const tokens: Token[] = [];
-  const skipped: SkippedSecret[] = [];
-  const ids = new Set<string>();
-  for (const s of secrets) {
-    const r = signingTokenOf(s, now);
+  const selection = new SigningSelection(now);
+  for (const s of secrets) selection.add(s);
+  return { tokens: selection.tokens, skipped: selection.skipped };
+}
+
+/**
+ * {@link selectSigningTokens} fed one Secret at a time, so a fleet's decoded
+ * Secrets need not be held until all are read: `tokens` and `skipped` are
+ * what it returns for the Secrets added so far, in the order added.
+ *
+ * @example
+ * ```ts ignore
+ * const selection = new SigningSelection(now);
+ * for (const s of secrets) selection.add(s);
+ * selection.tokens;
+ * ```
+ */
+export class SigningSelection {
+  /** The tokens that sign. */
+  readonly tokens: Token[] = [];
+  /** The Secrets passed over, and why. */
+  readonly skipped: SkippedSecret[] = [];
+  readonly #ids = new Set<string>();
+  readonly #now: Date;
+
+  constructor(now: Date) {
+    this.#now = now;
+  }
+
+  /** Judges one more Secret. */
+  add(s: DecodedSecret): void {
+    const r = signingTokenOf(s, this.#now);
     if ("reason" in r) {
-      skipped.push({ name: skippedName(s), reason: r.reason });
-    } else if (ids.has(r.id)) {
-      skipped.push({ name: skippedName(s), reason: `duplicate token ID ${JSON.stringify(r.id)}` });
+      this.skipped.push({ name: skippedName(s), reason: r.reason });
+    } else if (this.#ids.has(r.id)) {
+      this.skipped.push({
+        name: skippedName(s),
+        reason: `duplicate token ID ${JSON.stringify(r.id)}`,
+      });
     } else {
-      ids.add(r.id);
-      tokens.push(r);
+      this.#ids.add(r.id);
+      this.tokens.push(r);
     }
   }
-  return { tokens, skipped };
 }
 
 /** `namespace/name` of a Secret the signer passes over. */
