@@ -9,9 +9,6 @@
  * @module
  */
 
-import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
-import { Buffer } from "node:buffer";
 import { certificateParts, tlvBytes } from "./der.ts";
 import { CheckError, InputError } from "../base/errors.ts";
 import { goQuote } from "../go/quote.ts";
@@ -39,13 +36,23 @@ export function spkiOf(certDer: Uint8Array, source?: string): Uint8Array {
   }
 }
 
+/**
+ * node:crypto, loaded on first use: every command that takes
+ * `--discovery-token-ca-cert-hash` reaches this module through the flag
+ * vocabulary, and most never hash (`token generate` under Deno: ~4 ms).
+ */
+const nodeCrypto = () => process.getBuiltinModule("node:crypto");
+
 /** SHA-256 of `data`, lowercase hex. */
 export function sha256Hex(data: Uint8Array): string {
+  const crypto = nodeCrypto();
   // node:crypto's one-shot `hash` (Node 20.12+) skips the Hash object's set-up.
-  return oneShot ? oneShot("sha256", data, "hex") : createHash("sha256").update(data).digest("hex");
+  const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: "hex") => string })
+    .hash;
+  return oneShot
+    ? oneShot("sha256", data, "hex")
+    : crypto.createHash("sha256").update(data).digest("hex");
 }
-
-const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: "hex") => string }).hash;
 
 /**
  * kubeadm's pin of a certificate: `sha256:` + lowercase hex SHA-256 of its
@@ -137,7 +144,7 @@ export class PinSet {
           `unknown hash format ${goQuote(format)}. Known format(s) are: ${SUPPORTED_FORMATS}`,
         );
       }
-      const bytes = Buffer.from(value, "utf8");
+      const bytes = new TextEncoder().encode(value);
       const decodedLength = Math.floor(bytes.length / 2);
       let why: string | undefined;
       if (decodedLength !== 32) {
