@@ -241,7 +241,7 @@ export function parseCertificate(der: Uint8Array): Cert {
       return fail("x509: malformed version");
     }
     // Only the sign and whether it is above 2 matter: a Number keeps both.
-    version = Number(integerValue(der.subarray(vs, ve)));
+    version = ve - vs <= 6 ? smallInteger(der, vs, ve) : Number(integerValue(der.subarray(vs, ve)));
   }
   if (version < 0) fail("x509: malformed version");
   version++;
@@ -317,7 +317,7 @@ export function parseCertificate(der: Uint8Array): Cert {
   for (let i = 0; i < extensions.length; i++) {
     const e = extensions[i]!;
     let unhandled = false;
-    const n = idCe(e.oid);
+    const n = idCeCached(e.oid);
     if (n !== undefined) {
       switch (n) {
         case 15:
@@ -377,7 +377,7 @@ export function parseCertificate(der: Uint8Array): Cert {
 
   if (!readTagAt(der, ip, iEnd, Tag.BIT_STRING)) return fail("x509: malformed signature");
   const sigStart = at.cs, sigEnd = at.end;
-  if (!bitString(der.subarray(sigStart, sigEnd))) return fail("x509: malformed signature");
+  if (!bitStringValid(der, sigStart, sigEnd)) return fail("x509: malformed signature");
   if (certEnd !== n) fail("x509: trailing data");
 
   const c = new ParsedCert(der, tbsStart, tbsEnd, serialStart, serialEnd, issuerStart, issuerEnd);
@@ -567,6 +567,35 @@ function readExtensions(der: Uint8Array, start: number, end: number): Extension[
     extensions.push(new CertExtension(oid, critical, der, at.cs, at.end));
   }
   return extensions;
+}
+
+/** The two's complement value of `b[start:end]` (at most 6 bytes). */
+function smallInteger(b: Uint8Array, start: number, end: number): number {
+  let v = 0;
+  for (let i = start; i < end; i++) v = v * 256 + b[i]!;
+  if (end > start && (b[start]! & 0x80) !== 0) v -= 2 ** (8 * (end - start));
+  return v;
+}
+
+/** {@link bitString}'s verdict on the content `b[start:end]`, without a view or a result. */
+function bitStringValid(b: Uint8Array, start: number, end: number): boolean {
+  if (end <= start) return false;
+  const pad = b[start]!;
+  if (pad > 7 || (end - start === 1 && pad !== 0)) return false;
+  return end - start === 1 || (b[end - 1]! & ((1 << pad) - 1)) === 0;
+}
+
+const idCes = new Map<string, number | undefined>();
+
+/** {@link idCe}, remembered per OID text (a fleet repeats a handful). */
+function idCeCached(oid: string): number | undefined {
+  let n = idCes.get(oid);
+  if (n === undefined && !idCes.has(oid)) {
+    n = idCe(oid);
+    if (idCes.size >= 256) idCes.clear();
+    idCes.set(oid, n);
+  }
+  return n;
 }
 
 /** cryptobyte's `checkASN1Integer` on `b[start:end]`. */

@@ -350,10 +350,11 @@ function readCertName(
   if (!readTagAt(buf, start, end, 0x30)) throw new InputError("x509: invalid RDNSequence");
   const out = mode === BUILD ? parsedName() : undefined;
   const rdns = RDNS;
-  rdns.length = 0;
-  SHOWN.length = 0;
+  // The scratch lists are empty unless a previous read threw.
+  if (rdns.length !== 0) rdns.length = 0;
+  if (SHOWN.length !== 0) SHOWN.length = 0;
   const texts = TEXTS;
-  texts.length = 0;
+  if (texts.length !== 0) texts.length = 0;
   let p = at.cs;
   const rawEnd = at.end;
   while (p < rawEnd) {
@@ -396,21 +397,23 @@ function readCertName(
       }
     }
     if (count > 0) texts.push(text);
-    if (shown.length > 0) rdns.push(shown.length === 1 ? [shown[0]!] : shown.slice());
-    shown.length = 0;
+    if (shown.length > 0) {
+      rdns.push(shown.length === 1 ? [shown[0]!] : shown.slice());
+      shown.length = 0;
+    }
   }
   if (mode === TEXT) {
     // Most specific first, as formatName writes it.
     let s = "";
     for (let i = texts.length - 1; i >= 0; i--) s += (i === texts.length - 1 ? "" : ",") + texts[i];
-    texts.length = 0;
+    if (texts.length !== 0) texts.length = 0;
     return s;
   }
   if (!out) return undefined;
   // Lists built by push keep room to grow; a parsed name is held as long as its
   // certificate, so it keeps exact copies (a fleet holds thousands).
   out.rdns = rdns.slice();
-  rdns.length = 0;
+  if (rdns.length !== 0) rdns.length = 0;
   return out;
 }
 
