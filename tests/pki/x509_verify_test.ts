@@ -362,7 +362,8 @@ Deno.test("checkSignature() a wrong-length RSA signature fails as in Go (OpenSSL
   );
 });
 
-Deno.test("verify() is fast enough for fleets: 2,000 ECDSA chains well under 10 s", () => {
+// Speed is the benchmark's (bench/RESULTS.md, `cert verify` against the Go anchor), never a test's.
+Deno.test("verify() carries no state between calls: 2,000 verifications of one chain agree", () => {
   const c = CASES.find((x) => x.name === "basic chain through one intermediate")!;
   const leaf = certs([c.leaf])[0]!;
   const opts = {
@@ -370,9 +371,12 @@ Deno.test("verify() is fast enough for fleets: 2,000 ECDSA chains well under 10 
     intermediates: certs(c.intermediates),
     currentTime: new Date(c.time),
   };
-  const t0 = performance.now();
-  for (let i = 0; i < 2000; i++) assert.equal(verify(leaf, opts).ok, true);
-  assert.ok(performance.now() - t0 < 10_000);
+  const first = verify(leaf, opts);
+  assert.equal(first.ok, true);
+  for (let i = 0; i < 2000; i++) assert.deepEqual(verify(leaf, opts), first);
+  // And a later time still fails after the cached successes.
+  const late = verify(leaf, { ...opts, currentTime: new Date("2999-01-01T00:00:00Z") });
+  assert.equal(late.ok, false);
 });
 
 // ---------------------------------------------------------------------------
