@@ -85,8 +85,8 @@ Examples:
     let problems = 0;
     const counts = { documents: 0, objects: 0 };
     const shown = progress(ctx, "token list");
-    // Inputs are read document by document: memory holds the tokens, not the input.
-    // `obj`: the object `secret` was decoded from, when read the general way (for messages).
+    // One Secret judged and listed; `obj`: the object it was decoded from, when read the
+    // general way (for messages).
     const list = (secret: DecodedSecret, source: string, obj?: unknown) => {
       if (secret.type !== SECRET_TYPE) return;
       if (secret.namespace !== "" && secret.namespace !== TOKEN_NAMESPACE) {
@@ -114,6 +114,7 @@ Examples:
         problems++;
       }
     };
+    // Inputs are read document by document: memory holds the tokens, not the input.
     for (const chunk of readManifestChunks(ctx.args.length ? ctx.args : ["-"])) {
       const source = chunk.source;
       // Fleets in the common simple shape are read straight into Secrets; the rest the general way.
