@@ -176,8 +176,13 @@ export interface InputPiece extends Input {
   part?: { index: number; last: boolean };
 }
 
-/** A regular file over a piece whose first 64 KiB hold a PEM block start. */
-function isLongPem(file: string): boolean {
+const CSR_BEGIN = " CERTIFICATE REQUEST-----";
+
+/**
+ * A regular file over a piece whose first 64 KiB hold a PEM block start
+ * (the first one followed by `firstBlock`).
+ */
+function isLongPem(file: string, firstBlock = ""): boolean {
   if (file === "-") return false;
   let fd: number | undefined;
   try {
@@ -186,7 +191,8 @@ function isLongPem(file: string): boolean {
     if (!st.isFile() || st.size <= PIECE_BYTES) return false;
     const head = Buffer.alloc(1 << 16);
     const n = fs.readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, n).includes("-----BEGIN");
+    const at = head.subarray(0, n).indexOf("-----BEGIN");
+    return at >= 0 && head.subarray(at, n).toString("latin1").startsWith("-----BEGIN" + firstBlock);
   } catch {
     return false; // readInput says why
   } finally {
@@ -199,8 +205,8 @@ function isLongPem(file: string): boolean {
  * `-----END` line, so every piece holds whole blocks: any length is read
  * with bounded memory (the 16 MiB bound of a whole read does not apply).
  */
-function* pemPieces(file: string): Generator<InputPiece> {
-  const pieces = chunkPem(file);
+function* pemPieces(file: string, before?: string): Generator<InputPiece> {
+  const pieces = chunkPem(file, before);
   let index = 0;
   let next = pieces.next();
   while (!next.done) {
@@ -215,7 +221,7 @@ function* pemPieces(file: string): Generator<InputPiece> {
   }
 }
 
-function* chunkPem(file: string): Generator<string> {
+function* chunkPem(file: string, before?: string): Generator<string> {
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
@@ -236,8 +242,11 @@ function* chunkPem(file: string): Generator<string> {
       pending += n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
       if (n === 0) break;
       if (pending.length < PIECE_BYTES) continue;
-      const end = pending.lastIndexOf("-----END ");
-      const cut = end < 0 ? -1 : pending.indexOf("\n", end);
+      // After the last END line; with `before`, before the last line starting that block.
+      const end = before
+        ? pending.lastIndexOf("\n" + before, pending.length - before.length - 1)
+        : pending.lastIndexOf("-----END ");
+      const cut = end <= 0 ? -1 : before ? end : pending.indexOf("\n", end);
       if (cut < 0) {
         if (pending.length > MAX_INPUT_BYTES) {
           throw new InputError(`${file}: PEM block larger than ${MAX_INPUT_BYTES} bytes`);
@@ -253,12 +262,13 @@ function* chunkPem(file: string): Generator<string> {
   }
 }
 
-/** A manifest input of a bulk run (see {@link eachManifestInput}). */
-export type ManifestInput =
-  | { name: string; text: string; pieces?: undefined }
+/** A manifest file read whole or in pieces (see {@link readManifestInput}). */
+export type ManifestRead =
+  | { name: string; text: string; pieces?: undefined; pemParts?: undefined }
   | {
     name: string;
     text?: undefined;
+    pemParts?: undefined;
     pieces: Iterable<TextChunk>;
     /** The first piece's text. */
     head: string;
@@ -268,11 +278,23 @@ export type ManifestInput =
     json: boolean;
   };
 
+/** A manifest input of a bulk run (see {@link eachManifestInput}). */
+export type ManifestInput = ManifestRead | {
+  name: string;
+  text?: undefined;
+  pieces?: undefined;
+  /** PEM CSRs over one piece, in pieces that each start with a CERTIFICATE REQUEST block. */
+  pemParts: Iterable<InputPiece>;
+};
+
 /**
  * {@link eachInput} for manifests: each file (directories expanded, up to
  * {@link MAX_STREAM_FILES}) read by {@link readManifestInput}.
  */
-export function* eachManifestInput(names: readonly string[]): Generator<ManifestInput> {
+export function* eachManifestInput(
+  names: readonly string[],
+  opts: { pemCsrPieces?: boolean } = {},
+): Generator<ManifestInput> {
   let files = 0;
   for (const name of names) {
     const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
@@ -280,7 +302,13 @@ export function* eachManifestInput(names: readonly string[]): Generator<Manifest
     if (files > MAX_STREAM_FILES) {
       throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
     }
-    for (const file of list) yield readManifestInput(file);
+    for (const file of list) {
+      // PEM CSRs over a piece: pieces each starting with a CSR block, so every piece reads as
+      // the whole file would (its first block is a CSR; other blocks are left out).
+      if (opts.pemCsrPieces && isLongPem(file, CSR_BEGIN)) {
+        yield { name: file, pemParts: pemPieces(file, "-----BEGIN" + CSR_BEGIN) };
+      } else yield readManifestInput(file);
+    }
   }
 }
 
@@ -291,7 +319,7 @@ export function* eachManifestInput(names: readonly string[]): Generator<Manifest
  * read in pieces (PEM, one document over the bound) is refused as before,
  * as a file larger than the bound.
  */
-export function readManifestInput(file: string): ManifestInput {
+export function readManifestInput(file: string): ManifestRead {
   const source = file === "-" ? "stdin" : file;
   const tooLarge = () =>
     new InputError(

@@ -99,7 +99,18 @@ Examples:
       });
     };
     // Files up to 16 MiB are read whole; a longer stream or List of objects piece by piece.
-    for (const input of eachManifestInput(ctx.args)) {
+    for (const input of eachManifestInput(ctx.args, { pemCsrPieces: true })) {
+      if (input.pemParts) {
+        // PEM CSRs over 1 MiB, in pieces that each start with a CSR block: numbered across them.
+        let i = 0;
+        for (const part of input.pemParts) {
+          for (const request of pemRequests(part.text, input.name)) {
+            const where = `${input.name}[${i++}]`;
+            emit(await judgePemReport(request, where, { signerName, usages }, requester));
+          }
+        }
+        continue;
+      }
       if (input.text?.includes("-----BEGIN")) {
         const requests = pemRequests(input.text, input.name);
         for (let i = 0; i < requests.length; i++) {

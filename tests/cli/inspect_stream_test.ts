@@ -60,12 +60,12 @@ Deno.test("CLI csr inspect reads a List over 16 MiB item by item, each report as
   }
 });
 
-Deno.test("CLI csr inspect refuses PEM and a single document over 16 MiB as a whole read does", async () => {
+Deno.test("CLI csr inspect refuses a single document, or PEM not led by a CSR, over 16 MiB as before", async () => {
   const { dir, cleanup } = tempDir();
   try {
     const pem = path.join(dir, "big.pem");
-    const block = "-----BEGIN CERTIFICATE REQUEST-----\n" + "QUFB\n".repeat(1000) +
-      "-----END CERTIFICATE REQUEST-----\n";
+    const block = "-----BEGIN CERTIFICATE-----\n" + "QUFB\n".repeat(1000) +
+      "-----END CERTIFICATE-----\n";
     fs.writeFileSync(pem, block.repeat(Math.ceil((MAX_INPUT_BYTES + 1) / block.length)));
     const one = path.join(dir, "one.yaml");
     fs.writeFileSync(
@@ -78,6 +78,39 @@ Deno.test("CLI csr inspect refuses PEM and a single document over 16 MiB as a wh
       assert.equal(r.stdout, "");
       assert.equal(r.stderr, `error: ${file}: file larger than ${MAX_INPUT_BYTES} bytes\n`);
     }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI csr inspect reads PEM CSRs over 1 MiB in pieces, numbered across them", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const c = await runCli(["csr", "create", "--node", "w1", "--out-dir", path.join(dir, "pki")]);
+    assert.equal(c.code, 0, c.stderr);
+    const csr = fs.readFileSync(path.join(dir, "pki", "kubelet-client.csr"), "utf8");
+    const key = fs.readFileSync(path.join(dir, "pki", "kubelet-client.key"), "utf8");
+    assert.match(csr, /^-----BEGIN CERTIFICATE REQUEST-----\n/);
+    const blocks: string[] = [];
+    for (let i = 0; blocks.join("").length < 2.5 * 1024 * 1024; i++) {
+      blocks.push(i === 1500 ? key : csr); // a key between them: left out, as a whole read does
+    }
+    const big = path.join(dir, "big.pem");
+    fs.writeFileSync(big, blocks.join(""));
+    const small = path.join(dir, "small.pem");
+    fs.writeFileSync(small, csr + key + csr);
+    const n = blocks.length - 1;
+    const [whole, pieces] = await Promise.all([
+      runCli(["csr", "inspect", small, "-o", "json", ...NOW]),
+      runCli(["csr", "inspect", big, "-o", "json", ...NOW]),
+    ]);
+    assert.equal(pieces.code, whole.code, pieces.stderr);
+    const reports = JSON.parse(pieces.stdout) as { source: string }[];
+    assert.equal(reports.length, n);
+    assert.deepEqual(reports.map((r) => r.source), reports.map((_, i) => `${big}[${i}]`));
+    const two = JSON.parse(whole.stdout.replaceAll(small, big));
+    assert.deepEqual(reports.slice(0, 2), two);
+    assert.deepEqual(reports[n - 1], { ...two[0], source: `${big}[${n - 1}]` });
   } finally {
     cleanup();
   }
