@@ -140,15 +140,29 @@ Deno.test("main.ts, cli.ts and commands/ write to stderr only through the one-li
     const text = fs.readFileSync(new URL(file, root), "utf8");
     const hits = code(text).filter((l) => direct.test(l.line));
     if (file === "main.ts") {
-      // Exactly one line write, writeStderrLine's body, and the writer is handed only to run() and
+      // Exactly one line writer, writeStderrLine: it holds `line + "\n"` and flushStderr writes
+      // what is held (lines only, in batches). The writer is handed only to run() and
       // reportInternalError as io.stderr: every line it gets was rendered by cli.ts. The one
       // other write is writeProgress's: a status redrawn in place (\r, erase), no newline,
       // which cli.ts hands to commands only when stderr is a terminal.
       assert.equal(hits.length, 2, JSON.stringify(hits));
-      assert.match(hits[0]!.line, /^\s*process\.stderr\.write\(line \+ "\\n"\);$/);
+      assert.match(hits[0]!.line, /^\s*process\.stderr\.write\(text\);$/);
       assert.match(hits[1]!.line, /^\s*process\.stderr\.write\(`\\r\$\{status\}\\x1b\[K`\);$/);
+      const flush = /function flushStderr\(\): void \{\n([^}]*)\}/.exec(text);
+      assert.ok(flush && flush[1]!.includes(hits[0]!.line.trim()), "the write is flushStderr's");
+      assert.match(flush![1]!, /const text = heldStderr;/);
+      // What is held: only writeStderrLine's lines, emptied only by flushStderr.
+      const held = code(text).filter((l) => /heldStderr\s*\+?=[^=]/.test(l.line));
+      assert.deepEqual(held.map((h) => h.line.trim()), [
+        'let heldStderr = "";',
+        'heldStderr += line + "\\n";',
+        'heldStderr = "";',
+      ]);
       const fn = /function writeStderrLine\(line: string\): void \{\n([^}]*)\}/.exec(text);
-      assert.ok(fn && fn[1]!.includes(hits[0]!.line.trim()), "the write is writeStderrLine's body");
+      assert.ok(
+        fn && fn[1]!.includes('heldStderr += line + "\\n";'),
+        "lines held by writeStderrLine",
+      );
       const uses = code(text).filter((l) => /writeStderrLine/.test(l.line));
       assert.deepEqual(
         uses.map((u) => u.line.trim()),
