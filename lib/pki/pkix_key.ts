@@ -7,6 +7,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { DerCursor, oidString, Tag, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
 
@@ -152,13 +153,10 @@ const EC_CURVES: Record<string, { name: string; bits: number; p: bigint; b: bigi
   },
 };
 
-const HEX = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
-
+/** A big-endian unsigned integer (node:buffer's hex is native: a fleet checks a point per key). */
 function bigFrom(b: Uint8Array): bigint {
   if (b.length === 0) return 0n;
-  let h = "0x";
-  for (let i = 0; i < b.length; i++) h += HEX[b[i]!];
-  return BigInt(h);
+  return BigInt("0x" + Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex"));
 }
 
 /** `elliptic.Unmarshal` (nistec): an uncompressed point whose coordinates are below p and on the curve. */
@@ -168,8 +166,8 @@ function ecPointValid(c: { bits: number; p: bigint; b: bigint }, data: Uint8Arra
   const x = bigFrom(data.subarray(1, 1 + n)), y = bigFrom(data.subarray(1 + n));
   const p = c.p;
   if (x >= p || y >= p) return false;
-  const rhs = (((x * x) % p) * x - 3n * x + c.b) % p;
-  return (y * y - rhs) % p === 0n;
+  // y² = x³ - 3x + b (mod p), with one reduction.
+  return (x * x * x - 3n * x + c.b - y * y) % p === 0n;
 }
 
 /** Bit length of a big-endian unsigned integer. */
