@@ -179,6 +179,15 @@ export interface InputPiece extends Input {
 const CSR_BEGIN = " CERTIFICATE REQUEST-----";
 
 /**
+ * A PEM file of CSRs over one piece (a regular file whose first block is a
+ * CERTIFICATE REQUEST), in pieces that each start with a CSR block, so each
+ * piece reads as the whole file would; undefined for anything else.
+ */
+export function pemCsrPieces(file: string): Iterable<InputPiece> | undefined {
+  return isLongPem(file, CSR_BEGIN) ? pemPieces(file, "-----BEGIN" + CSR_BEGIN) : undefined;
+}
+
+/**
  * A regular file over a piece whose first 64 KiB hold a PEM block start
  * (the first one followed by `firstBlock`).
  */

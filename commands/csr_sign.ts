@@ -18,7 +18,7 @@ import {
   loadSigningCa,
   signerValidator,
 } from "../lib/kubelet/signer.ts";
-import { type Command, EXIT_CODES } from "./_command.ts";
+import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
   flagBool,
@@ -32,11 +32,15 @@ import {
 } from "./_flags.ts";
 import {
   ensureParentDir,
+  type InputPiece,
+  openAtomicOutput,
+  pemCsrPieces,
   readInput,
   readManifestFile,
   type TextChunk,
   writeFilesAtomic,
 } from "./_io.ts";
+import { HeldOutput } from "./_list_output.ts";
 import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
 import { signStream } from "./_csr_sign_stream.ts";
 import { progress } from "./_progress.ts";
@@ -142,6 +146,27 @@ Examples:
     }
     // Checked before any file is read: a malformed flag value is a usage error first.
     outputFormat(ctx.flags, ["pem", "yaml", "json"] as const, "pem");
+
+    // PEM CSRs over 1 MiB: signed piece by piece (each piece starts with a CSR block, so it
+    // reads as the whole file does), certificates written as they come.
+    const pemParts = pemCsrPieces(ctx.args[0]!);
+    if (pemParts) {
+      const name = ctx.args[0]!;
+      const caIn = readInput(caPath);
+      const keyIn = readInput(keyPath);
+      const ca = await loadSigningCa(caIn.text, caIn.name, keyIn.text, keyIn.name);
+      if (policy) throw new UsageError("--policy judges CSR objects; a PEM CSR has no requester");
+      outputFormat(ctx.flags, ["pem"] as const, "pem");
+      const opts: SignOptions = {
+        ca,
+        ttlMs: ttl,
+        now: ctx.now,
+        approve,
+        signerName: signerFlag,
+        usages: usagesFlag,
+      };
+      return await signPemPieces(ctx, pemParts, name, opts, outFile, force);
+    }
 
     // Read in pieces: up to 16 MiB the input is taken whole, as ever; a longer one
     // (a stream, or a List read item by item) is signed piece by piece (signStream).
@@ -282,3 +307,60 @@ Examples:
     return code;
   },
 };
+
+/**
+ * PEM CSRs over 1 MiB, piece by piece: the certificates in the order of the
+ * CSRs, as a whole read writes them (stdout held up to 16 MiB first; `--out`
+ * through a temporary file moved into place at the end), a stderr line per
+ * refusal as it comes; nothing written when nothing was signed.
+ */
+async function signPemPieces(
+  ctx: Context,
+  parts: Iterable<InputPiece>,
+  name: string,
+  opts: SignOptions,
+  outFile: string | undefined,
+  force: boolean,
+): Promise<number> {
+  let code = 0;
+  let i = 0;
+  let sink: { write(text: string): void; commit(): void; abort(): void } | undefined;
+  const write = (text: string) => {
+    if (!sink) {
+      if (outFile) {
+        ensureParentDir(outFile);
+        sink = openAtomicOutput(outFile, 0o644, force);
+      } else {
+        const held = new HeldOutput(ctx.stdout);
+        sink = { write: (t) => held.write(t), commit: () => held.end(), abort() {} };
+      }
+    }
+    sink.write(text);
+  };
+  const shown = progress(ctx, "csr sign");
+  try {
+    for (const part of parts) {
+      const requests = pemRequests(part.text, name);
+      const first = i;
+      i += requests.length;
+      const results = await mapOrdered(requests, BATCH, (r, j) => {
+        shown.tick();
+        return signPemCsr(r, `${name}[${first + j}]`, opts);
+      });
+      for (const r of results) {
+        if (r.status === "fulfilled") write(r.value);
+        else if (r.reason instanceof JoinkitError) {
+          ctx.stderr(`error: ${r.reason.message}`);
+          code ||= r.reason.exitCode;
+        } else throw r.reason;
+      }
+    }
+    shown.done();
+    sink?.commit();
+    return code;
+  } catch (e) {
+    shown.done();
+    sink?.abort();
+    throw e;
+  }
+}

@@ -204,3 +204,50 @@ Deno.test("CLI cert inspect reads a PEM file over 1 MiB in pieces of whole block
     cleanup();
   }
 });
+
+Deno.test("CLI csr sign signs PEM CSRs over 1 MiB piece by piece, in order, refusals numbered across pieces", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const ca = opensslCa(dir, "ca");
+    const c = await runCli(["csr", "create", "--node", "w1", "--out-dir", path.join(dir, "pki")]);
+    assert.equal(c.code, 0, c.stderr);
+    const csr = fs.readFileSync(path.join(dir, "pki", "kubelet-client.csr"), "utf8");
+    const key = fs.readFileSync(path.join(dir, "pki", "kubelet-client.key"), "utf8");
+    const blocks: string[] = [];
+    for (let i = 0; blocks.join("").length < 1.5 * 1024 * 1024; i++) {
+      blocks.push(i === 7 ? key : csr);
+    }
+    const big = path.join(dir, "big.pem");
+    fs.writeFileSync(big, blocks.join(""));
+    const small = path.join(dir, "small.pem");
+    fs.writeFileSync(small, csr + key + csr);
+    const n = blocks.length - 1;
+    const sign = (file: string, ...more: string[]) =>
+      runCli(["csr", "sign", file, "--ca", ca.crt, "--ca-key", ca.key, ...NOW, ...more]);
+    const [whole, pieces] = await Promise.all([sign(small), sign(big)]);
+    assert.equal(pieces.code, 0, pieces.stderr);
+    assert.equal(pieces.stderr, "");
+    assert.equal(pieces.stdout.match(/^-----BEGIN CERTIFICATE-----$/gm)?.length, n);
+    assert.equal(whole.stdout.match(/^-----BEGIN CERTIFICATE-----$/gm)?.length, 2);
+    // Refused by the signer: one line per CSR, as a whole read words it, numbered across pieces.
+    const serving = ["--signer-name", "kubernetes.io/kubelet-serving"];
+    const [w, p] = await Promise.all([sign(small, ...serving), sign(big, ...serving)]);
+    assert.equal(p.code, 3);
+    assert.equal(p.stdout, "");
+    const line = w.stderr.split("\n")[0]!.replace(small, big);
+    assert.equal(
+      p.stderr,
+      Array.from({ length: n }, (_, i) => line.replace(`${big}[0]`, `${big}[${i}]`) + "\n").join(
+        "",
+      ),
+    );
+    // --out: written once, at the end.
+    const out = path.join(dir, "out", "certs.pem");
+    const o = await sign(big, "--out", out);
+    assert.equal(o.code, 0, o.stderr);
+    assert.equal(o.stdout, "");
+    assert.equal(fs.readFileSync(out, "utf8").match(/^-----BEGIN CERTIFICATE-----$/gm)?.length, n);
+  } finally {
+    cleanup();
+  }
+});
