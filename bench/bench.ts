@@ -654,6 +654,10 @@ function memCases(anchor: string | undefined, work: string): void {
     const dir = path.join(work, `mem-${n}`);
     makeFleet(anchor, n, dir);
     const f = (name: string) => path.join(dir, name);
+    memCase(`binary: cert inspect, ${n} certs (one PEM file, -o json)`, ["cert inspect"], () => ({
+      argv: jk(["cert", "inspect", f("certs.pem"), "-o", "json"]),
+      cwd: work,
+    }));
     const certs = f("certs");
     fs.mkdirSync(certs);
     const pems = fs.readFileSync(f("certs.pem"), "utf8").match(
@@ -676,6 +680,14 @@ function memCases(anchor: string | undefined, work: string): void {
         "-o",
         "yaml",
       ]),
+      cwd: work,
+    }));
+    memCase(`binary: csr sign, ${n} CSRs (one PEM file)`, ["csr sign"], () => ({
+      argv: jk(["csr", "sign", f("csrs.pem"), "--ca", f("ca.crt"), "--ca-key", f("ca.key")]),
+      cwd: work,
+    }));
+    memCase(`binary: csr approve, ${n} CSRs (a List)`, ["csr approve"], () => ({
+      argv: jk(["csr", "approve", f("csrs.yaml")]),
       cwd: work,
     }));
     memCase(`binary: csr inspect, ${n} CSRs (a List, -o json)`, ["csr inspect"], () => ({
@@ -706,6 +718,20 @@ function memCases(anchor: string | undefined, work: string): void {
       fs.closeSync(out);
       fs.writeFileSync(list, yamlListOf(fs.readFileSync(stream, "utf8")));
       return { argv: jk(["token", "list", list]), cwd: work };
+    },
+  );
+  memCase(
+    `binary: token list, ${n} token Secrets (one JSON List)`,
+    ["token list", "token create"],
+    () => {
+      const json = path.join(work, `mem-secrets-${n}.json`);
+      const out = fs.openSync(json, "w");
+      execFileSync(BIN, ["token", "create", "--count", String(n), "-o", "json"], {
+        cwd: work,
+        stdio: ["ignore", out, "inherit"],
+      });
+      fs.closeSync(out);
+      return { argv: jk(["token", "list", json]), cwd: work };
     },
   );
   memCase(
