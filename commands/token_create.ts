@@ -22,7 +22,6 @@ import {
   generateToken,
   newBootstrapTokenString,
   NODE_BOOTSTRAP_TOKEN_GROUP,
-  pooledRandom,
   type Token,
 } from "../lib/tokens/token.ts";
 import { renderYamlStream, writeYamlStream } from "../lib/tokens/token_yaml.ts";
@@ -145,10 +144,10 @@ Examples:
     if (given) {
       tokens.push(given);
     } else {
-      const random = pooledRandom();
+      // Small draws come from cryptoRandom's pool: no system call per token.
       const ids = new Set<string>();
       while (tokens.length < count) {
-        const t = newBootstrapTokenString(generateToken(random));
+        const t = newBootstrapTokenString(generateToken());
         if (ids.has(t.id)) continue; // kubeadm refuses a second Secret for the same ID
         ids.add(t.id);
         tokens.push(t);

@@ -229,30 +229,3 @@ export function validateUsages(usages: readonly string[]): string | undefined {
     KNOWN_USAGES.join(",")
   }`;
 }
-
-/**
- * Wraps a random source so small requests are served from one large CSPRNG
- * draw (each byte used once): many tokens in one run, without a system call
- * per token.
- *
- * @example
- * ```ts
- * import { generateToken, pooledRandom } from "./token.ts";
- * const random = pooledRandom();
- * generateToken(random);
- * ```
- */
-export function pooledRandom(source: RandomBytes = cryptoRandom, size = 65536): RandomBytes {
-  let pool: Uint8Array = new Uint8Array(0);
-  let pos = 0;
-  return (n) => {
-    if (n > size) return source(n);
-    if (pos + n > pool.length) {
-      pool = source(size);
-      pos = 0;
-    }
-    const out = pool.slice(pos, pos + n);
-    pos += n;
-    return out;
-  };
-}

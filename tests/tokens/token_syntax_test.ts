@@ -3,7 +3,6 @@ import {
   isValidBootstrapToken,
   isValidBootstrapTokenID,
   newBootstrapTokenString,
-  pooledRandom,
   validateBootstrapGroupName,
   validateUsages,
 } from "../../lib/tokens/token.ts";
@@ -109,14 +108,4 @@ Deno.test("validateUsages() matches the upstream vectors and error text", () => 
     validateUsages(["foo", "bar", "foo", "signing"]),
     "invalid bootstrap token usage string: bar,foo, valid usage options: signing,authentication",
   );
-});
-
-Deno.test("pooledRandom() serves each byte of the source once", () => {
-  let next = 0;
-  const source = (n: number) => Uint8Array.from({ length: n }, () => next++ & 0xff);
-  const random = pooledRandom(source, 8);
-  assert.deepEqual([...random(3)], [0, 1, 2]);
-  assert.deepEqual([...random(3)], [3, 4, 5]);
-  assert.deepEqual([...random(3)], [8, 9, 10]); // new pool; the 2 left over are not reused
-  assert.equal(random(20).length, 20);
 });
