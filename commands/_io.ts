@@ -148,6 +148,26 @@ export function* eachInput(
   names: readonly string[],
   opts: { pemPieces?: boolean } = {},
 ): Generator<InputPiece> {
+  for (const file of streamFiles(names)) {
+    if (opts.pemPieces && isLongPem(file)) {
+      for (const piece of pemPieces(file)) {
+        yield piece;
+        memoryCheckpoint(piece.text.length);
+      }
+      continue;
+    }
+    const input = readInput(file);
+    yield input;
+    memoryCheckpoint(input.bytes.length);
+  }
+}
+
+/**
+ * The files of bulk inputs in order: `-` and files as given, directories
+ * expanded recursively; each name's files are counted before any is yielded,
+ * and more than {@link MAX_STREAM_FILES} in all is refused.
+ */
+function* streamFiles(names: readonly string[]): Generator<string> {
   let files = 0;
   for (const name of names) {
     const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
@@ -155,18 +175,7 @@ export function* eachInput(
     if (files > MAX_STREAM_FILES) {
       throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
     }
-    for (const file of list) {
-      if (opts.pemPieces && isLongPem(file)) {
-        for (const piece of pemPieces(file)) {
-          yield piece;
-          memoryCheckpoint(piece.text.length);
-        }
-        continue;
-      }
-      const input = readInput(file);
-      yield input;
-      memoryCheckpoint(input.bytes.length);
-    }
+    yield* list;
   }
 }
 
@@ -304,20 +313,12 @@ export function* eachManifestInput(
   names: readonly string[],
   opts: { pemCsrPieces?: boolean } = {},
 ): Generator<ManifestInput> {
-  let files = 0;
-  for (const name of names) {
-    const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
-    files += list.length;
-    if (files > MAX_STREAM_FILES) {
-      throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
-    }
-    for (const file of list) {
-      // PEM CSRs over a piece: pieces each starting with a CSR block, so every piece reads as
-      // the whole file would (its first block is a CSR; other blocks are left out).
-      if (opts.pemCsrPieces && isLongPem(file, CSR_BEGIN)) {
-        yield { name: file, pemParts: pemPieces(file, "-----BEGIN" + CSR_BEGIN) };
-      } else yield readManifestInput(file);
-    }
+  for (const file of streamFiles(names)) {
+    // PEM CSRs over a piece: pieces each starting with a CSR block, so every piece reads as
+    // the whole file would (its first block is a CSR; other blocks are left out).
+    if (opts.pemCsrPieces && isLongPem(file, CSR_BEGIN)) {
+      yield { name: file, pemParts: pemPieces(file, "-----BEGIN" + CSR_BEGIN) };
+    } else yield readManifestInput(file);
   }
 }
 
@@ -435,15 +436,7 @@ const SEPARATOR = /^---(?=[ \t\r\n]|$)/gm;
  * must be a `List`, read item by item (lib/k8s/json_stream.ts).
  */
 export function* readManifestChunks(names: readonly string[]): Generator<TextChunk> {
-  let files = 0;
-  for (const name of names) {
-    const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
-    files += list.length;
-    if (files > MAX_STREAM_FILES) {
-      throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
-    }
-    for (const file of list) yield* chunksOf(file);
-  }
+  for (const file of streamFiles(names)) yield* chunksOf(file);
 }
 
 /**

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -124,4 +124,30 @@ export function tempDir(prefix = "joinkit-test-"): { dir: string; cleanup: () =>
 /** Absolute path of a file in the repository. */
 export function repoPath(...parts: string[]): string {
   return path.join(ROOT, ...parts);
+}
+
+/** Modules reachable from `entry` through static imports only (`deno info --json`). */
+export function staticGraph(entry: string): string[] {
+  const info = JSON.parse(
+    execFileSync(process.execPath, ["info", "--json", repoPath(entry)], {
+      env: { ...process.env, NO_COLOR: "1" },
+    }).toString(),
+  ) as {
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+    }[];
+  };
+  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const todo = [info.modules.find((m) => m.specifier.endsWith(entry))!.specifier];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const d of bySpec.get(s)?.dependencies ?? []) {
+      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
+    }
+  }
+  return [...seen];
 }

@@ -6,10 +6,8 @@
  * randomness, the environment, the process or the terminal.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import process from "node:process";
-import { repoPath } from "../_cli.ts";
+import { staticGraph } from "../_cli.ts";
 import { WARM_OWN } from "../../scripts/build.ts";
 
 /** What module-level code must not touch. */
@@ -46,31 +44,9 @@ export function moduleLevelHits(text: string): string[] {
   return hits;
 }
 
-/** joinkit's modules reachable from `entry` through static imports (`deno info --json`). */
+/** joinkit's own modules reachable from `entry` through static imports. */
 function ownStaticGraph(entry: string): string[] {
-  const info = JSON.parse(
-    execFileSync(process.execPath, ["info", "--json", repoPath(entry)], {
-      env: { ...process.env, NO_COLOR: "1" },
-    }).toString(),
-  ) as {
-    roots: string[];
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const todo = [info.roots[0]!];
-  while (todo.length) {
-    const s = todo.pop()!;
-    if (seen.has(s) || !s.startsWith("file:")) continue;
-    seen.add(s);
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
-    }
-  }
-  return [...seen];
+  return staticGraph(entry).filter((s) => s.startsWith("file:"));
 }
 
 Deno.test("moduleLevelHits() flags run state read at import, not inside functions", () => {

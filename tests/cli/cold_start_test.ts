@@ -3,38 +3,10 @@
  * `join-command` near a hello-world. Each check names the cost it guards.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import process from "node:process";
 import { type Io, run } from "../../cli.ts";
-import { repoPath, tempDir } from "../_cli.ts";
-
-/** Modules reachable from `entry` through static imports only (`deno info --json`). */
-function staticGraph(entry: string): string[] {
-  const info = JSON.parse(
-    execFileSync(process.execPath, ["info", "--json", repoPath(entry)], {
-      env: { ...process.env, NO_COLOR: "1" },
-    }).toString(),
-  ) as {
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const todo = [info.modules.find((m) => m.specifier.endsWith(entry))!.specifier];
-  while (todo.length) {
-    const s = todo.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
-    }
-  }
-  return [...seen];
-}
+import { repoPath, staticGraph, tempDir } from "../_cli.ts";
 
 // ~140 ms of module loading under deno run when the certificate parser reached them.
 const LIBRARIES = /peculiar|asn1|reflect-metadata|\/yaml\/|x509\.ts$/;

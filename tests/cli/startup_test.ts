@@ -4,35 +4,7 @@
  * imports; rare inputs may load them lazily with `await import(...)`.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import process from "node:process";
-import { repoPath } from "../_cli.ts";
-
-/** Modules reachable from `entry` through static imports only (`deno info --json`). */
-function staticGraph(entry: string): string[] {
-  const info = JSON.parse(
-    execFileSync(process.execPath, ["info", "--json", repoPath(entry)], {
-      env: { ...process.env, NO_COLOR: "1" },
-    }).toString(),
-  ) as {
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const todo = [info.modules.find((m) => m.specifier.endsWith(entry))!.specifier];
-  while (todo.length) {
-    const s = todo.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
-    }
-  }
-  return [...seen];
-}
+import { staticGraph } from "../_cli.ts";
 
 const HEAVY = /\/yaml\/|manifest\.ts|peculiar|asn1|x509\.ts|reflect-metadata/;
 
