@@ -4,10 +4,15 @@
  * atomic (temporary file in the same directory, then link or rename), never
  * clobber without `force`, and write keys 0600.
  *
+ * `node:fs` is loaded on first use ({@link nodeFs}): under `deno run` its
+ * module tree (Deno's web streams among them) costs ~14 ms of start-up, so
+ * {@link readInput} reads with Deno's own file API there, and a command that
+ * only reads its inputs that way (`ca hash`, `join-command`) never loads it.
+ *
  * @module
  */
 
-import * as fs from "node:fs";
+import type * as NodeFs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import process from "node:process";
@@ -15,6 +20,18 @@ import { InputError } from "../lib/base/errors.ts";
 import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
 import { JsonListReader } from "../lib/k8s/json_stream.ts";
 import { memoryCheckpoint } from "./_memory.ts";
+
+let fsModule: typeof NodeFs | undefined;
+
+/** node:fs, loaded on first use. */
+function nodeFs(): typeof NodeFs {
+  return fsModule ??= process.getBuiltinModule("node:fs");
+}
+
+/** Deno's own API under `deno run`; undefined on Node (the single binary). */
+function denoApi(): typeof Deno | undefined {
+  return (globalThis as { Deno?: typeof Deno }).Deno;
+}
 
 /** One input that was read. */
 export interface Input {
@@ -50,39 +67,91 @@ function describe(err: unknown, name: string): InputError {
  */
 export function readInput(file: string): Input {
   const name = file === "-" ? "stdin" : file;
-  let bytes: Uint8Array;
-  try {
-    if (file === "-") {
-      bytes = readBounded(0, name);
-    } else {
-      const fd = fs.openSync(file, "r");
-      try {
-        const st = fs.fstatSync(fd);
-        if (st.isDirectory()) throw Object.assign(new Error("dir"), { code: "EISDIR" });
-        if (st.size > MAX_INPUT_BYTES) {
-          throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+  const deno = denoApi();
+  let bytes = deno ? readWithDeno(deno, file, name) : undefined;
+  if (bytes === undefined) {
+    const fs = nodeFs();
+    try {
+      if (file === "-") {
+        bytes = readBounded((buf) => fs.readSync(0, buf, 0, buf.length, null), name);
+      } else {
+        const fd = fs.openSync(file, "r");
+        try {
+          const st = fs.fstatSync(fd);
+          if (st.isDirectory()) throw Object.assign(new Error("dir"), { code: "EISDIR" });
+          if (st.size > MAX_INPUT_BYTES) {
+            throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+          }
+          bytes = readBounded((buf) => fs.readSync(fd, buf, 0, buf.length, null), name);
+        } finally {
+          fs.closeSync(fd);
         }
-        bytes = readBounded(fd, name);
-      } finally {
-        fs.closeSync(fd);
       }
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw describe(err, name);
     }
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    throw describe(err, name);
   }
   return { name, bytes, text: Buffer.from(bytes).toString("utf8") };
 }
 
-/** Reads `fd` to its end, refusing more than {@link MAX_INPUT_BYTES}. */
-function readBounded(fd: number, name: string): Uint8Array {
+/**
+ * {@link readInput}'s read under `deno run`, with Deno's file API (the same
+ * checks and bounds); undefined when Deno failed where node:fs should say
+ * why (a missing file, a closed stdin): the caller then reads with node:fs,
+ * so every refusal keeps node's wording on both runtimes. Reading again is
+ * safe: a file is read from its start, stdin only when nothing was taken
+ * from it.
+ */
+function readWithDeno(deno: typeof Deno, file: string, name: string): Uint8Array | undefined {
+  if (file === "-") {
+    let taken = false;
+    try {
+      return readBounded((buf) => {
+        const n = deno.stdin.readSync(buf) ?? 0;
+        if (n > 0) taken = true;
+        return n;
+      }, name);
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      if (taken) throw describe(err, name);
+      return undefined;
+    }
+  }
+  let f: Deno.FsFile;
+  try {
+    f = deno.openSync(file, { read: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = f.statSync();
+    if (st.isDirectory) throw describe({ code: "EISDIR" }, name);
+    if (st.size > MAX_INPUT_BYTES) {
+      throw new InputError(`${name}: file larger than ${MAX_INPUT_BYTES} bytes`);
+    }
+    return readBounded((buf) => f.readSync(buf) ?? 0, name);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    return undefined;
+  } finally {
+    f.close();
+  }
+}
+
+/**
+ * Reads with `read` (bytes read into the buffer, 0 at the end) to the end,
+ * refusing more than {@link MAX_INPUT_BYTES}; a read that would block
+ * (`EAGAIN`, a non-blocking stdin) is tried again.
+ */
+function readBounded(read: (buf: Buffer) => number, name: string): Uint8Array {
   const chunks: Buffer[] = [];
   let total = 0;
   const buf = Buffer.alloc(1 << 16);
   for (;;) {
     let n: number;
     try {
-      n = fs.readSync(fd, buf, 0, buf.length, null);
+      n = read(buf);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === "EAGAIN") continue;
@@ -201,6 +270,7 @@ export function pemCsrPieces(file: string): Iterable<InputPiece> | undefined {
  * (the first one followed by `firstBlock`).
  */
 function isLongPem(file: string, firstBlock = ""): boolean {
+  const fs = nodeFs();
   if (file === "-") return false;
   let fd: number | undefined;
   try {
@@ -240,6 +310,7 @@ function* pemPieces(file: string, before?: string): Generator<InputPiece> {
 }
 
 function* chunkPem(file: string, before?: string): Generator<string> {
+  const fs = nodeFs();
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
@@ -370,6 +441,7 @@ export function readManifestInput(file: string): ManifestRead {
 }
 
 function isDirectory(p: string): boolean {
+  const fs = nodeFs();
   try {
     return fs.statSync(p).isDirectory();
   } catch {
@@ -378,7 +450,8 @@ function isDirectory(p: string): boolean {
 }
 
 function listFiles(dir: string, max = MAX_INPUT_FILES): string[] {
-  let entries: fs.Dirent[];
+  const fs = nodeFs();
+  let entries: NodeFs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (err) {
@@ -448,6 +521,7 @@ export function readManifestFile(file: string): Generator<TextChunk> {
 }
 
 function* chunksOf(file: string): Generator<TextChunk> {
+  const fs = nodeFs();
   const source = file === "-" ? "stdin" : file;
   let fd = 0;
   try {
@@ -697,6 +771,7 @@ export interface OutputFile {
  * temporary files are removed and nothing is left half-written.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): void {
+  const fs = nodeFs();
   // A directory is never replaced, --force or not, so say that first.
   for (const f of files) {
     if (isDirectory(f.path)) throw new InputError(`${f.path}: is a directory`);
@@ -794,6 +869,7 @@ export interface AtomicOutput {
  * {@link writeFilesAtomic} does (a hard link without force).
  */
 export function openAtomicOutput(file: string, mode: number, force: boolean): AtomicOutput {
+  const fs = nodeFs();
   if (isDirectory(file)) throw new InputError(`${file}: is a directory`);
   if (!force && fs.existsSync(file)) {
     throw new InputError(`${file}: already exists (use --force to overwrite)`);
@@ -857,6 +933,7 @@ export function writeFileAtomic(file: OutputFile, force: boolean): void {
  * that will hold keys. An existing directory is left as it is.
  */
 export function ensureDir(dir: string, mode = 0o755): void {
+  const fs = nodeFs();
   try {
     fs.mkdirSync(dir, { recursive: true, mode });
   } catch (err) {
@@ -881,6 +958,7 @@ export function ensureParentDir(file: string): void {
  * renamed over it. A directory is never replaced.
  */
 export function symlinkAtomic(target: string, link: string, force: boolean): void {
+  const fs = nodeFs();
   try {
     if (fs.lstatSync(link).isDirectory()) throw new InputError(`${link}: is a directory`);
   } catch (e) {
@@ -930,6 +1008,7 @@ export function walkFiles(
   onSkip: (file: string, reason: string) => void = () => {},
   depth = 0,
 ): string[] {
+  const fs = nodeFs();
   let names: string[];
   try {
     names = fs.readdirSync(dir).sort();
@@ -942,7 +1021,7 @@ export function walkFiles(
   for (const n of names) {
     if (n.startsWith(".")) continue;
     const full = path.join(dir, n);
-    let st: fs.Stats;
+    let st: NodeFs.Stats;
     try {
       st = fs.statSync(full);
     } catch {

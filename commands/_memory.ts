@@ -16,11 +16,23 @@
  * set has not fallen yet (pages are given back later), so a resident-set
  * mark would collect over and over. Small runs never reach the mark.
  *
+ * `node:v8` and `node:vm` load on the first look at the heap (after 1 MiB
+ * of work): every command that reads input reaches this module, and under
+ * `deno run` they would cost each one's start-up.
+ *
  * @module
  */
 
-import * as v8 from "node:v8";
-import * as vm from "node:vm";
+import process from "node:process";
+
+/** node:v8, loaded on the first look at the heap. */
+let v8: typeof import("node:v8") | undefined;
+
+/** The heap in use, in bytes. */
+function heapUsed(): number {
+  v8 ??= process.getBuiltinModule("node:v8");
+  return v8.getHeapStatistics().used_heap_size;
+}
 
 /** Heap in use (bytes) above which a checkpoint collects garbage. */
 export const HEAP_MARK = 128 * 1024 * 1024;
@@ -35,8 +47,9 @@ let since = 0;
 function collector(): (() => void) | null {
   if (gc !== undefined) return gc;
   try {
+    v8 ??= process.getBuiltinModule("node:v8");
     v8.setFlagsFromString("--expose-gc");
-    const f = vm.runInNewContext("gc") as unknown;
+    const f = process.getBuiltinModule("node:vm").runInNewContext("gc") as unknown;
     gc = typeof f === "function" ? f as () => void : null;
   } catch {
     gc = null; // a runtime without it: nothing to do
@@ -55,10 +68,9 @@ export function memoryCheckpoint(bytes: number): void {
   since += bytes;
   if (since < CHECK_EVERY) return;
   since = 0;
-  const used = v8.getHeapStatistics().used_heap_size;
-  if (used < mark) return;
+  if (heapUsed() < mark) return;
   const g = collector();
   if (!g) return;
   g();
-  mark = Math.max(HEAP_MARK, 2 * v8.getHeapStatistics().used_heap_size);
+  mark = Math.max(HEAP_MARK, 2 * heapUsed());
 }
