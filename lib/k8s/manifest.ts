@@ -531,39 +531,105 @@ export function sortKeysGoYaml(keys: readonly string[]): string[] {
 }
 
 function sortByGoYaml<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
-  const entries = items.map((item) => ({ item, key: keyOf(item) }));
+  const n = items.length;
+  const keys = items.map(keyOf);
   // Code-unit order first (stable), so the outcome never depends on the input order.
-  entries.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  const less = (x: { key: string }, y: { key: string }) =>
-    x.key !== y.key && goYamlLess(x.key, y.key);
-  let sorted: typeof entries;
-  if (entries.length <= 12) {
-    sorted = entries;
-    for (let i = 1; i < sorted.length; i++) {
-      for (let j = i; j > 0 && less(sorted[j]!, sorted[j - 1]!); j--) {
-        [sorted[j - 1], sorted[j]] = [sorted[j]!, sorted[j - 1]!];
-      }
-    }
-  } else {
-    sorted = mergeSort(entries, less);
+  const order = codeUnitOrder(keys);
+  // go-yaml's Less on the keys by index (see lessAt).
+  lessKeys = keys;
+  lessAscii = new Uint8Array(n);
+  lessShared = new Int32Array(n);
+  const pivot = n > 0 ? keys[order[n >> 1]!]! : "";
+  for (let k = 0; k < n; k++) {
+    const key = keys[k]!;
+    lessAscii[k] = ASCII.test(key) ? 1 : 0;
+    const m = Math.min(key.length, pivot.length);
+    let p = 0;
+    while (p < m && key.charCodeAt(p) === pivot.charCodeAt(p)) p++;
+    lessShared[k] = p;
   }
-  return sorted.map((e) => e.item);
+  try {
+    if (n <= 12) {
+      for (let i = 1; i < n; i++) {
+        for (let j = i; j > 0 && lessAt(order[j]!, order[j - 1]!); j--) {
+          const t = order[j - 1]!;
+          order[j - 1] = order[j]!;
+          order[j] = t;
+        }
+      }
+    } else {
+      mergeSort(order, new Int32Array(n), 0, n);
+    }
+  } finally {
+    lessKeys = [];
+  }
+  const out: T[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = items[order[i]!]!;
+  return out;
 }
 
-/** A stable top-down merge sort: a later item moves ahead only when strictly `less`. */
-function mergeSort<T>(items: T[], less: (a: T, b: T) => boolean): T[] {
-  if (items.length <= 1) return items;
-  const mid = items.length >> 1;
-  const left = mergeSort(items.slice(0, mid), less);
-  const right = mergeSort(items.slice(mid), less);
-  const out: T[] = [];
-  let i = 0, j = 0;
-  while (i < left.length && j < right.length) {
-    out.push(less(right[j]!, left[i]!) ? right[j++]! : left[i++]!);
+/** The indices of `keys` in code-unit order of the keys (stable). */
+function codeUnitOrder(keys: readonly string[]): Int32Array {
+  const n = keys.length;
+  const order = new Int32Array(n);
+  // Distinct keys (a map's) are sorted natively and found again by key.
+  const sorted = keys.slice().sort();
+  const at = new Map<string, number>();
+  for (let i = 0; i < n; i++) at.set(keys[i]!, i);
+  if (at.size === n) {
+    for (let i = 0; i < n; i++) order[i] = at.get(sorted[i]!)!;
+    return order;
   }
-  while (i < left.length) out.push(left[i++]!);
-  while (j < right.length) out.push(right[j++]!);
-  return out;
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order.sort((x, y) => {
+    const a = keys[x]!, b = keys[y]!;
+    return a < b ? -1 : a > b ? 1 : x - y;
+  });
+}
+
+// What lessAt compares, set by sortByGoYaml for one sort: the keys, whether each is ASCII,
+// and how long a prefix each shares with one of them (two keys share at least the shorter
+// of their two, which is skipped: a fleet's keys share a long one, `jws-kubeconfig-`).
+// Small top-level functions: a sort runs once per map, so compiling it must be cheap too.
+let lessKeys: readonly string[] = [];
+let lessAscii = new Uint8Array(0);
+let lessShared = new Int32Array(0);
+
+/** {@link goYamlLess} of the keys at `x` and `y` (false for equal keys, as goYamlLess). */
+function lessAt(x: number, y: number): boolean {
+  const a = lessKeys[x]!, b = lessKeys[y]!;
+  if ((lessAscii[x]! & lessAscii[y]!) === 0) return goYamlLess(a, b);
+  // goYamlLessAscii's steps up to the first difference, where they decide without
+  // looking back unless both characters are non-letters.
+  const sx = lessShared[x]!, sy = lessShared[y]!;
+  const m = a.length < b.length ? a.length : b.length;
+  let i = sx < sy ? sx : sy;
+  while (i < m && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === m) return a.length < b.length;
+  const ac = a.charCodeAt(i), bc = b.charCodeAt(i);
+  const al = asciiLetter(ac), bl = asciiLetter(bc);
+  if (al && bl) return ac < bc;
+  if (al || bl) return bl;
+  return goYamlLessAscii(a, b);
+}
+
+/**
+ * A stable top-down merge sort of `a[lo, hi)` in place (halves split at the middle, a
+ * later item moving ahead only when strictly {@link lessAt}): as go-yaml's Less is not
+ * transitive, the exact splits and merges are part of the outcome.
+ */
+function mergeSort(a: Int32Array, tmp: Int32Array, lo: number, hi: number): void {
+  if (hi - lo <= 1) return;
+  const mid = lo + ((hi - lo) >> 1);
+  mergeSort(a, tmp, lo, mid);
+  mergeSort(a, tmp, mid, hi);
+  for (let q = lo; q < mid; q++) tmp[q] = a[q]!;
+  let i = lo, j = mid, k = lo;
+  while (i < mid && j < hi) {
+    if (lessAt(a[j]!, tmp[i]!)) a[k++] = a[j++]!;
+    else a[k++] = tmp[i++]!;
+  }
+  while (i < mid) a[k++] = tmp[i++]!;
 }
 
 /**
