@@ -10,8 +10,13 @@
  * @module
  */
 
-/** `strconv.IsPrint` for a non-ASCII rune: Unicode letters, marks, numbers, punctuation, symbols. */
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+/**
+ * `strconv.IsPrint` for a non-ASCII rune: Unicode letters, marks, numbers,
+ * punctuation, symbols. Made on first use: making it (its Unicode classes)
+ * costs ~3 ms, which every command's start-up under `deno run` paid when it
+ * was made at import.
+ */
+let printable: RegExp | undefined;
 
 const ESCAPES: Record<number, string> = {
   7: "\\a",
@@ -28,7 +33,9 @@ function quoteRune(cp: number, out: string[]): void {
   if (cp === 0x22) out.push('\\"');
   else if (cp === 0x5c) out.push("\\\\");
   else if (cp >= 0x20 && cp < 0x7f) out.push(String.fromCharCode(cp));
-  else if (cp >= 0x80 && PRINTABLE.test(String.fromCodePoint(cp))) {
+  else if (
+    cp >= 0x80 && (printable ??= /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u).test(String.fromCodePoint(cp))
+  ) {
     out.push(String.fromCodePoint(cp));
   } else if (ESCAPES[cp]) out.push(ESCAPES[cp]!);
   else if (cp < 0x20 || cp === 0x7f) out.push("\\x" + cp.toString(16).padStart(2, "0"));
