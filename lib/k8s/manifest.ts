@@ -416,7 +416,7 @@ function orderedKeys(map: Record<string, unknown>): string[] | null {
   let keys = keyOrderCache.get(sig);
   if (keys === undefined) {
     const ok = own.every((k) =>
-      PLAIN_KEY.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k)
+      PLAIN_KEY.test(k) && (k.length > 5 || !KEYWORDS.has(k.toLowerCase())) && !EXPONENT.test(k)
     );
     keys = ok ? sortKeysGoYaml(own) : null;
     if (keyOrderCache.size >= 1000) keyOrderCache.clear();
@@ -610,7 +610,7 @@ function lessAt(x: number, y: number): boolean {
   const al = asciiLetter(ac), bl = asciiLetter(bc);
   if (al && bl) return ac < bc;
   if (al || bl) return bl;
-  return goYamlLessAscii(a, b);
+  return goYamlLessAsciiRuns(a, b, i);
 }
 
 /**
@@ -695,28 +695,37 @@ function goYamlLessAscii(a: string, b: string): boolean {
     const al = asciiLetter(ac), bl = asciiLetter(bc);
     if (al && bl) return ac < bc;
     if (al || bl) return bl;
-    let an = 0, bn = 0;
-    if (ac === 48 || bc === 48) {
-      for (let j = i - 1; j >= 0 && asciiDigit(a.charCodeAt(j)); j--) {
-        if (a.charCodeAt(j) !== 48) {
-          an = 1;
-          bn = 1;
-          break;
-        }
-      }
-    }
-    let ai = i, bi = i;
-    for (; ai < a.length && asciiDigit(a.charCodeAt(ai)); ai++) {
-      an = an * 10 + a.charCodeAt(ai) - 48;
-    }
-    for (; bi < b.length && asciiDigit(b.charCodeAt(bi)); bi++) {
-      bn = bn * 10 + b.charCodeAt(bi) - 48;
-    }
-    if (an !== bn) return an < bn;
-    if (ai !== bi) return ai < bi;
-    return ac < bc;
+    return goYamlLessAsciiRuns(a, b, i);
   }
   return a.length < b.length;
+}
+
+/**
+ * {@link goYamlLessAscii}'s last steps, at the first difference `i` of `a`
+ * and `b`, where neither character is a letter: digit runs by value.
+ */
+function goYamlLessAsciiRuns(a: string, b: string, i: number): boolean {
+  const ac = a.charCodeAt(i), bc = b.charCodeAt(i);
+  let an = 0, bn = 0;
+  if (ac === 48 || bc === 48) {
+    for (let j = i - 1; j >= 0 && asciiDigit(a.charCodeAt(j)); j--) {
+      if (a.charCodeAt(j) !== 48) {
+        an = 1;
+        bn = 1;
+        break;
+      }
+    }
+  }
+  let ai = i, bi = i;
+  for (; ai < a.length && asciiDigit(a.charCodeAt(ai)); ai++) {
+    an = an * 10 + a.charCodeAt(ai) - 48;
+  }
+  for (; bi < b.length && asciiDigit(b.charCodeAt(bi)); bi++) {
+    bn = bn * 10 + b.charCodeAt(bi) - 48;
+  }
+  if (an !== bn) return an < bn;
+  if (ai !== bi) return ai < bi;
+  return ac < bc;
 }
 
 // Characters libyaml will not put in plain or single-quoted scalars.
