@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Cert, summarize } from "../lib/pki/cert_info.ts";
-import { extractCerts } from "../lib/pki/certsource.ts";
+import { eachCert } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
 import { shortHumanDuration } from "../lib/go/human_duration.ts";
@@ -65,6 +65,9 @@ Examples:
     const table = format === "text" && ctx.args.some((a) => a !== "-" && isDirectory(a));
     const data = format === "text" ? undefined : await dataListWriter(format, out, false);
     const rows: TableRow[] = [];
+    // Text reports are gathered as parts and written joined every few dozen certificates:
+    // flat strings, where a concatenation per report would hold a tree of pieces until printed.
+    const parts: string[] = [];
     let count = 0;
     const shown = progress(ctx, "cert inspect");
     for (const arg of ctx.args) {
@@ -74,11 +77,48 @@ Examples:
       let fileCount = 0;
       for (const input of eachInput([arg], { pemPieces: true })) {
         if (input.part?.index === 0) fileCount = 0;
-        // Parsed once, by the extraction itself.
-        let certs: Cert[] = [];
+        const rel = isDir ? path.relative(arg, input.name) : input.name;
+        const first = input.part ? fileCount : 0;
+        // Whether the file holds more than one certificate: known before the first is shown
+        // for a piece; for a whole file, from the second one (the first waits for it).
+        let many = input.part !== undefined;
+        let held: Cert | undefined;
+        let j = 0;
+        const show = (cert: Cert, i: number) => {
+          const where = many ? `${input.name}[${i}]` : input.name;
+          const label = isDir ? labelFor(rel, many ? 2 : 1, i) : where;
+          if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
+          else if (table) rows.push(tableRow(label, cert));
+          else {
+            if (count > 0) parts.push("\n");
+            details(label, cert, ctx.now, parts);
+            if (parts.length >= PARTS_PER_WRITE) {
+              out.write(parts.join(""));
+              parts.length = 0;
+            }
+          }
+          count++;
+        };
+        // Each certificate of a file named is shown as it is parsed and then dropped (a refusal
+        // fails the run anyway). A directory's file is shown only once all of it parsed: one
+        // that does not parse is skipped whole.
+        const pending: Cert[] = [];
+        const each = isDir ? (cert: Cert) => void pending.push(cert) : (cert: Cert) => {
+          if (!many && j === 0) held = cert;
+          else {
+            if (held) {
+              many = true;
+              show(held, first);
+              held = undefined;
+            }
+            show(cert, first + j);
+          }
+          j++;
+        };
+        let n = 0;
         try {
           if (!input.part || input.text.includes("-----BEGIN")) {
-            certs = await extractCerts(input, { includeClient: true });
+            n = await eachCert(input, { includeClient: true }, each);
           }
         } catch (e) {
           if (isDir && e instanceof InputError) continue; // keys and other files
@@ -89,25 +129,17 @@ Examples:
             throw e;
           }
         }
-        if (input.part?.last && fileCount + certs.length === 0 && !isDir) {
+        if (held) show(held, first);
+        if (pending.length > 1) many = true;
+        for (let k = 0; k < pending.length; k++) show(pending[k]!, first + k);
+        if (input.part?.last && fileCount + n === 0 && !isDir) {
           throw new InputError(`${input.name}: no certificate found`);
         }
-        const rel = isDir ? path.relative(arg, input.name) : input.name;
-        const many = input.part !== undefined || certs.length > 1;
-        const first = input.part ? fileCount : 0;
-        fileCount += certs.length;
-        shown.tick(certs.length);
-        certs.forEach((cert, j) => {
-          const i = first + j;
-          const where = many ? `${input.name}[${i}]` : input.name;
-          const label = isDir ? labelFor(rel, many ? 2 : 1, i) : where;
-          if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
-          else if (table) rows.push(tableRow(label, cert));
-          else out.write((count > 0 ? "\n" : "") + details(label, cert, ctx.now));
-          count++;
-        });
+        fileCount += n;
+        shown.tick(n);
       }
     }
+    if (parts.length) out.write(parts.join(""));
     shown.done();
     if (count === 0) {
       throw new InputError(`no certificate found in ${ctx.args.join(", ")}`);
@@ -133,59 +165,54 @@ function labelFor(rel: string, count: number, i: number): string {
   return count > 1 ? `${base}[${i}]` : base;
 }
 
-/** The detail rows' headings, indented and padded (`  subject:       `). */
-const [
-  H_SUBJECT,
-  H_ISSUER,
-  H_SERIAL,
-  H_NOT_BEFORE,
-  H_NOT_AFTER,
-  H_SANS,
-  H_KEY_USAGE,
-  H_EXT_KEY_USAGE,
-  H_KEY,
-  H_CA,
-  H_SIGNATURE,
-  H_SPKI_PIN,
-] = [
-  "subject",
-  "issuer",
-  "serial",
-  "not before",
-  "not after",
-  "SANs",
-  "key usage",
-  "ext key usage",
-  "key",
-  "CA",
-  "signature",
-  "SPKI pin",
-].map((k) => `  ${(k + ":").padEnd(15)}`);
+/** A detail row's heading, indented and padded (`  subject:       `). */
+const heading = (k: string) => `  ${(k + ":").padEnd(15)}`;
+const H_SUBJECT = heading("subject");
+const H_ISSUER = heading("issuer");
+const H_SERIAL = heading("serial");
+const H_NOT_BEFORE = heading("not before");
+const H_NOT_AFTER = heading("not after");
+const H_SANS = heading("SANs");
+const H_KEY_USAGE = heading("key usage");
+const H_EXT_KEY_USAGE = heading("ext key usage");
+const H_KEY = heading("key");
+const H_CA = heading("CA");
+const H_SIGNATURE = heading("signature");
+const H_SPKI_PIN = heading("SPKI pin");
 
-function details(label: string, c: Cert, now: Date): string {
+/** Text reports' parts gathered before a write (about 40 a certificate). */
+const PARTS_PER_WRITE = 2048;
+
+/** The text report of one certificate, pushed onto `p` in parts. */
+function details(label: string, c: Cert, now: Date, p: string[]): void {
   const s = summarize(c, now) as Record<string, string | string[] | boolean | number>;
   const list = (v: unknown) => (Array.isArray(v) && v.length ? v.join(", ") : "(none)");
-  let sans = "";
+  p.push(label, "\n", H_SUBJECT, String(s.subject) || "(empty)", "\n");
+  p.push(H_ISSUER, String(s.issuer), "\n");
+  p.push(H_SERIAL, String(s.serialHex), " (", String(s.serial), ")\n");
+  p.push(H_NOT_BEFORE, String(s.notBefore), "\n");
+  p.push(
+    H_NOT_AFTER,
+    String(s.notAfter),
+    s.expired ? " (EXPIRED)\n" : " (",
+  );
+  if (!s.expired) p.push(String(s.timeLeft), " left)\n");
+  p.push(H_SANS);
+  const before = p.length;
   const addSans = (prefix: string, values: string[]) => {
-    for (const v of values) sans += (sans === "" ? prefix : ", " + prefix) + v;
+    for (const v of values) p.push(p.length === before ? prefix : ", " + prefix, v);
   };
   addSans("DNS:", c.sans.dns);
   addSans("IP:", c.sans.ips);
   addSans("email:", c.sans.emails);
   addSans("URI:", c.sans.uris);
-  return label + "\n" +
-    H_SUBJECT + (String(s.subject) || "(empty)") + "\n" +
-    H_ISSUER + String(s.issuer) + "\n" +
-    H_SERIAL + s.serialHex + " (" + s.serial + ")\n" +
-    H_NOT_BEFORE + String(s.notBefore) + "\n" +
-    H_NOT_AFTER + s.notAfter + " (" + (s.expired ? "EXPIRED" : s.timeLeft + " left") + ")\n" +
-    H_SANS + (sans === "" ? "(none)" : sans) + "\n" +
-    H_KEY_USAGE + list(s.keyUsage) + "\n" +
-    H_EXT_KEY_USAGE + list(s.extKeyUsage) + "\n" +
-    H_KEY + String(s.key) + "\n" +
-    H_CA + String(s.isCA) + "\n" +
-    H_SIGNATURE + String(s.signatureAlgorithm) + "\n" +
-    H_SPKI_PIN + String(s.spkiPin) + "\n";
+  if (p.length === before) p.push("(none)");
+  p.push("\n", H_KEY_USAGE, list(s.keyUsage), "\n");
+  p.push(H_EXT_KEY_USAGE, list(s.extKeyUsage), "\n");
+  p.push(H_KEY, String(s.key), "\n");
+  p.push(H_CA, String(s.isCA), "\n");
+  p.push(H_SIGNATURE, String(s.signatureAlgorithm), "\n");
+  p.push(H_SPKI_PIN, String(s.spkiPin), "\n");
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -17,7 +17,7 @@ import type { Cert } from "./cert_info.ts";
 import { certificateParts } from "./der.ts";
 import { InputError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
-import { decodePem, encodePem, looksLikePem } from "./pem.ts";
+import { decodePem, eachPemBlock, encodePem, looksLikePem } from "./pem.ts";
 
 /** `ParseCertsPEM`'s error when no certificate was found (Ed25519 ones count too). */
 export const NO_CERTIFICATES = "data does not contain any valid RSA or ECDSA certificates";
@@ -44,7 +44,9 @@ export interface ExtractOptions {
 
 /** Bytes as the Latin-1 string `pem.Decode` can walk byte for byte. */
 function pemText(data: string | Uint8Array): string {
-  return typeof data === "string" ? data : Buffer.from(data).toString("latin1");
+  return typeof data === "string"
+    ? data
+    : Buffer.from(data.buffer, data.byteOffset, data.length).toString("latin1");
 }
 
 /** Why {@link parseCertsPem} found nothing: the PEM block types it saw, for the message. */
@@ -76,16 +78,38 @@ export function parseCertsPem<T>(
   parse: (der: Uint8Array) => T,
 ): T[] {
   const certs: T[] = [];
-  for (const block of decodePem(pemText(data))) {
-    if (block.type !== "CERTIFICATE" || Object.keys(block.headers).length > 0) continue;
-    try {
-      certs.push(parse(block.der));
-    } catch (e) {
-      throw new InputError(e instanceof Error ? e.message : String(e));
-    }
+  if (eachPemCert(data, parse, "", (c) => certs.push(c)) === 0) {
+    throw new InputError(NO_CERTIFICATES);
   }
-  if (certs.length === 0) throw new InputError(NO_CERTIFICATES);
   return certs;
+}
+
+/**
+ * {@link parseCertsPem}'s certificates handed to `each` one by one as they
+ * are parsed (none held); returns how many (0: none, not an error here). A
+ * parse error is an `InputError` with the parser's text after `prefix`;
+ * what `each` throws goes through as it is.
+ */
+function eachPemCert<T>(
+  data: string | Uint8Array,
+  parse: (der: Uint8Array) => T,
+  prefix: string,
+  each: (cert: T) => void,
+): number {
+  let count = 0;
+  // Bytes are their own Latin-1 text: bodies are decoded from them, not from a copy.
+  eachPemBlock(pemText(data), (block) => {
+    if (block.type !== "CERTIFICATE" || Object.keys(block.headers).length > 0) return;
+    let cert: T;
+    try {
+      cert = parse(block.der);
+    } catch (e) {
+      throw new InputError(prefix + (e instanceof Error ? e.message : String(e)));
+    }
+    count++;
+    each(cert);
+  }, typeof data === "string" ? undefined : data);
+  return count;
 }
 
 /**
@@ -271,6 +295,40 @@ export async function extractCertificates(
   opts: ExtractOptions = {},
 ): Promise<Uint8Array[]> {
   return (await extractCerts(input, opts)).map((c) => c.der);
+}
+
+/**
+ * {@link extractCerts} handing each certificate to `each` as it is parsed:
+ * a PEM input's certificates one by one (none held, so a bundle of
+ * thousands is never in memory at once), other inputs' after they are all
+ * read. The same certificates, in the same order, with the same errors;
+ * returns how many. What `each` throws goes through as it is.
+ *
+ * @example
+ * ```ts ignore
+ * await eachCert(input, { includeClient: true }, (c) => print(c));
+ * ```
+ */
+export async function eachCert(
+  input: CertInput,
+  opts: ExtractOptions,
+  each: (cert: Cert) => void,
+): Promise<number> {
+  const { name, text, bytes } = input;
+  if (!looksLikePem(text)) {
+    const certs = await extractCerts(input, opts);
+    for (const c of certs) each(c);
+    return certs.length;
+  }
+  const { parseCertificate } = await import("./cert_info.ts");
+  // certsPemFrom's texts: `<name>: <parser's error>`, or no certificate at all.
+  const count = eachPemCert(bytes, parseCertificate, name + ": ", each);
+  if (count === 0) {
+    throw new InputError(
+      `${name}: no certificate found${foundTypes(pemText(bytes))}: ${NO_CERTIFICATES}`,
+    );
+  }
+  return count;
 }
 
 /** {@link extractCertificates}, the parsed certificates. */

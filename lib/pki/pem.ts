@@ -282,18 +282,43 @@ function decodeOne(
  */
 export function decodePem(text: string, _source = "input"): PemBlock[] {
   const blocks: PemBlock[] = [];
+  eachPemBlock(text, (b) => {
+    blocks.push(b);
+  });
+  return blocks;
+}
+
+/**
+ * {@link decodePem}'s blocks handed to `each` one at a time, as they are
+ * decoded (none held). `bytes`, when given, must be the text's bytes (the
+ * text being their Latin-1 reading, as `pem.Decode` walks bytes): bodies
+ * are decoded from them, with no copy of the text.
+ *
+ * @example
+ * ```ts ignore
+ * eachPemBlock(Buffer.from(data).toString("latin1"), (b) => console.log(b.type), data);
+ * ```
+ */
+export function eachPemBlock(
+  text: string,
+  each: (block: PemBlock) => void,
+  bytes?: Uint8Array,
+): void {
   beginFrom = beginAt = -1;
   // Bodies are decoded from the text's bytes: one copy when every character is a byte.
   // deno-lint-ignore no-control-regex
-  const bytes = /[^\x00-\xff]/.test(text) ? undefined : Buffer.from(text, "latin1");
+  if (!bytes) bytes = /[^\x00-\xff]/.test(text) ? undefined : Buffer.from(text, "latin1");
   let pos = 0;
   while (pos < text.length) {
     const r = decodeOne(text, pos, bytes);
     if (!r) break;
-    blocks.push(r.block);
     pos = r.next;
+    // The forward BEGIN search is module state: kept across `each`, which may decode too.
+    const from = beginFrom, at = beginAt;
+    each(r.block);
+    beginFrom = from;
+    beginAt = at;
   }
-  return blocks;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { Buffer } from "node:buffer";
 import { DerCursor, oidString, Tag, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
+import { p256PointValid } from "./p256_point.ts";
 
 /** What a SubjectPublicKeyInfo holds. */
 export interface KeyInfo {
@@ -126,7 +127,8 @@ export function rightAlign(bytes: Uint8Array, bitLength: number): Uint8Array {
   return a;
 }
 
-const EC_CURVES: Record<string, { name: string; bits: number; p: bigint; b: bigint }> = {
+/** The curves Go's x509 parser knows, with the field prime and b of each. */
+export const EC_CURVES: Record<string, { name: string; bits: number; p: bigint; b: bigint }> = {
   "1.3.132.0.33": {
     name: "P-224",
     bits: 224,
@@ -161,6 +163,17 @@ function bigFrom(b: Uint8Array): bigint {
 
 /** `elliptic.Unmarshal` (nistec): an uncompressed point whose coordinates are below p and on the curve. */
 function ecPointValid(c: { bits: number; p: bigint; b: bigint }, data: Uint8Array): boolean {
+  // P-256 (nearly every key a cluster holds) on Number limbs; held to this BigInt check by
+  // tests/pki/p256_point_test.ts.
+  if (c.bits === 256) return p256PointValid(data);
+  return ecPointValidBig(c, data);
+}
+
+/** {@link ecPointValid} with BigInts, for every curve. */
+export function ecPointValidBig(
+  c: { bits: number; p: bigint; b: bigint },
+  data: Uint8Array,
+): boolean {
   const n = Math.ceil(c.bits / 8);
   if (data.length !== 1 + 2 * n || data[0] !== 4) return false;
   const x = bigFrom(data.subarray(1, 1 + n)), y = bigFrom(data.subarray(1 + n));
