@@ -10,7 +10,7 @@ import { extractCertificates } from "../lib/pki/certsource.ts";
 import { caCertHash } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, optionalOutput, renderData } from "./_flags.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("ca hash", [["output", "text (default: one pin per line), json or yaml"]]);
 

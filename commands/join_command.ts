@@ -22,7 +22,7 @@ import {
   requireToken,
 } from "./_flags.ts";
 import { tokenString } from "../lib/tokens/token.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("join-command", [
   ["server", "control-plane endpoint: https://HOST:PORT or HOST:PORT (required)"],
