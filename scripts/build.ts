@@ -392,9 +392,17 @@ export async function bundle(
   // (pin.ts) costs ~2.3 ms to load at run time, nothing once in the snapshot.
   // (Through import(): esbuild drops a bare `import "node:crypto"` as side-effect free.)
   const load = [...(warm?.length ? WARM_BUILTINS : []), ...warm ?? []];
+  const uses = warm?.length ? WARM_BUILTIN_USES.map((u) => `  ${u};\n`).join("") : "";
+  // Then the start-up commands' paths run once, so that their bytecode is in
+  // the snapshot (scripts/snapshot_warmup.ts).
+  const runs = warm?.length
+    ? `  await (await import("./scripts/snapshot_warmup.ts")).warmUp();\n`
+    : "";
   const snapshotEntry = `import v8 from "node:v8";
-Promise.all([${load.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).then(() => {
-  v8.startupSnapshot.setDeserializeMainFunction(() => void import(${JSON.stringify("./" + entry)}));
+Promise.all([${load.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).then(async () => {
+${uses}${runs}  v8.startupSnapshot.setDeserializeMainFunction(() => void import(${
+    JSON.stringify("./" + entry)
+  }));
 });
 `;
   const result = await esbuild.build({
@@ -421,6 +429,7 @@ Promise.all([${load.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).the
     ],
   });
   for (const w of result.warnings) log(`esbuild warning: ${w.text}`);
+  asciiOnlyFile(outfile);
   if (!lazyOut || lazySpecs.size === 0) return { missing, lazy: false };
   const specs = [...lazySpecs].sort();
   const lazy = await esbuild.build({
@@ -444,7 +453,30 @@ Promise.all([${load.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).the
     logLevel: "silent",
   });
   for (const w of lazy.warnings) log(`esbuild warning (${LAZY_ASSET}): ${w.text}`);
+  asciiOnlyFile(lazyOut);
   return { missing, lazy: true };
+}
+
+/**
+ * `text` with every character outside ASCII written as a `\uXXXX` escape
+ * (UTF-16 code units). esbuild escapes non-ASCII in strings but leaves regular
+ * expression literals as written (lib/go/duration.ts's `[a-zµμ]`), and one
+ * character beyond Latin-1 makes V8 hold the whole script as a two-byte
+ * string: the 1 MB bundle became 2 MB of the snapshot that every start-up
+ * checksums and copies (~1.5 ms). In a minified bundle (no comments) such a
+ * character stands in a string, template or regular expression literal or
+ * an identifier, where the escape means the same character.
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+function asciiOnlyFile(file: string): void {
+  const text = fs.readFileSync(file, "utf8");
+  if (/[\u0080-\uffff]/.test(text)) fs.writeFileSync(file, asciiOnly(text));
 }
 
 /** One SEA attempt's steps; the tests inject failing ones. */
@@ -579,8 +611,22 @@ async function seaBinary(
  * Node built-ins joinkit's start-up commands load that Node compiles on first
  * `require` (node:fs, node:util… are loaded by Node's own bootstrap) and that
  * Node supports in a user snapshot: required while the snapshot is built.
+ * node:net is what process.stdout and process.stderr are made of when they are
+ * pipes (and what node:tty loads): every run writing to a pipe loaded it.
  */
-export const WARM_BUILTINS = ["node:crypto"];
+export const WARM_BUILTINS = ["node:crypto", "node:net"];
+
+/**
+ * Node internals that load on first use, used while the snapshot is built so
+ * that they are in it: every command parses its flags (node:util's parseArgs
+ * is a getter that loads two internal modules); token generate draws from
+ * crypto.getRandomValues, which loads internal/crypto/webidl on its first call
+ * (a zero-length draw draws nothing). Each leaves only code behind.
+ */
+export const WARM_BUILTIN_USES = [
+  `void require("node:util").parseArgs`,
+  `globalThis.crypto.getRandomValues(new Uint8Array(0))`,
+];
 
 /**
  * joinkit's own modules the snapshot initialises too: the dispatcher and the
@@ -594,8 +640,11 @@ export const WARM_BUILTINS = ["node:crypto"];
 export const WARM_OWN = [
   "./cli.ts",
   "./commands/ca_hash.ts",
+  "./commands/cluster_info_sign.ts",
   "./commands/join_command.ts",
   "./commands/token_generate.ts",
+  // What ca hash and join-command import once their input is read (the certificate parser).
+  "./lib/pki/cert_info.ts",
 ];
 
 /**
