@@ -37,12 +37,15 @@ export function spkiOf(certDer: Uint8Array, source?: string): Uint8Array {
   }
 }
 
+let cryptoModule: typeof import("node:crypto") | undefined;
+
 /**
  * node:crypto, loaded on first use: every command that takes
  * `--discovery-token-ca-cert-hash` reaches this module through the flag
  * vocabulary, and most never hash (`token generate` under Deno: ~4 ms).
+ * Kept once loaded (a fleet hashes one SPKI per certificate).
  */
-const nodeCrypto = () => process.getBuiltinModule("node:crypto");
+const nodeCrypto = () => cryptoModule ??= process.getBuiltinModule("node:crypto");
 
 /**
  * Hashes done so far by {@link sha256Hex}: the first few in plain JavaScript

@@ -10,7 +10,6 @@
 import { Buffer } from "node:buffer";
 import { DerCursor, oidString, Tag, type Tlv } from "./der.ts";
 import { InputError } from "../base/errors.ts";
-import { p256PointValid } from "./p256_point.ts";
 
 /** What a SubjectPublicKeyInfo holds. */
 export interface KeyInfo {
@@ -155,32 +154,20 @@ export const EC_CURVES: Record<string, { name: string; bits: number; p: bigint; 
   },
 };
 
-/** A big-endian unsigned integer (node:buffer's hex is native: a fleet checks a point per key). */
-function bigFrom(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  return BigInt("0x" + Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex"));
-}
-
 /** `elliptic.Unmarshal` (nistec): an uncompressed point whose coordinates are below p and on the curve. */
-function ecPointValid(c: { bits: number; p: bigint; b: bigint }, data: Uint8Array): boolean {
-  // P-256 (nearly every key a cluster holds) on Number limbs; held to this BigInt check by
-  // tests/pki/p256_point_test.ts.
-  if (c.bits === 256) return p256PointValid(data);
-  return ecPointValidBig(c, data);
-}
-
-/** {@link ecPointValid} with BigInts, for every curve. */
-export function ecPointValidBig(
+export function ecPointValid(
   c: { bits: number; p: bigint; b: bigint },
   data: Uint8Array,
 ): boolean {
   const n = Math.ceil(c.bits / 8);
   if (data.length !== 1 + 2 * n || data[0] !== 4) return false;
-  const x = bigFrom(data.subarray(1, 1 + n)), y = bigFrom(data.subarray(1 + n));
+  // Both coordinates from one hex text (node:buffer's hex is native).
+  const hex = Buffer.from(data.buffer, data.byteOffset + 1, 2 * n).toString("hex");
+  const x = BigInt("0x" + hex.slice(0, 2 * n)), y = BigInt("0x" + hex.slice(2 * n));
   const p = c.p;
   if (x >= p || y >= p) return false;
   // y² = x³ - 3x + b (mod p), with one reduction.
-  return (x * x * x - 3n * x + c.b - y * y) % p === 0n;
+  return ((x * x - 3n) * x + c.b - y * y) % p === 0n;
 }
 
 /** Bit length of a big-endian unsigned integer. */
