@@ -15,14 +15,19 @@
  * with only the keys `decodeSecret` reads: `apiVersion` (`v1`), `kind`
  * (`Secret`), `type`, `metadata` with `name` and `namespace`, `data` (valid
  * base64 strings) and `stringData` (strings). Every line ends with a newline.
+ * The same Secrets as the items of a YAML List the way kubectl writes one
+ * (each item's first line `- ` and the others `  ` before the document's
+ * own line): a chunk that is one such List document, or a part of a long
+ * List read item by item (see `ManifestChunk.list`).
  *
  * @module
  */
 
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
-import type { ChunkCounts, ManifestChunk } from "./manifest.ts";
+import { isObject } from "../base/object.ts";
+import { type ChunkCounts, type ManifestChunk, MAX_DEPTH } from "./manifest.ts";
 import { decodeBase64Strict, type DecodedSecret } from "./secret.ts";
-import { simpleString } from "./simple_yaml.ts";
+import { simpleDocuments, simpleString } from "./simple_yaml.ts";
 
 /**
  * The Secrets of `chunk` when every document is a Secret in the simple
@@ -42,9 +47,25 @@ export function simpleSecretsChunk(
   chunk: ManifestChunk,
   counts: ChunkCounts,
 ): DecodedSecret[] | undefined {
-  if (chunk.list || chunk.text.length > MAX_INPUT_BYTES) return undefined;
-  const secrets = readSimpleSecrets(chunk.text);
-  if (secrets === undefined) return undefined;
+  if (chunk.text.length > MAX_INPUT_BYTES) return undefined;
+  if (chunk.list !== undefined) return listPart(chunk, chunk.list, counts);
+  const stream = readSimpleSecrets(chunk.text);
+  if (stream !== undefined) return counted(chunk, counts, stream, stream.length);
+  const list = readListDocument(chunk.text);
+  return list === undefined ? undefined : counted(chunk, counts, list, 1);
+}
+
+/**
+ * `secrets`, read from `documents` documents of `chunk`, with `counts` kept
+ * as parseManifestChunk keeps them; undefined (counts untouched but for the
+ * reset of an input's first chunk) where it would refuse them.
+ */
+function counted(
+  chunk: ManifestChunk,
+  counts: ChunkCounts,
+  secrets: DecodedSecret[],
+  documents: number,
+): DecodedSecret[] | undefined {
   if (chunk.index === 0) {
     counts.documents = 0;
     counts.objects = 0;
@@ -52,19 +73,84 @@ export function simpleSecretsChunk(
   // An input in one chunk is parsed without the running counts (parseManifests' numbering).
   const whole = chunk.index === 0 && chunk.last;
   const n = secrets.length;
-  if (!whole && (counts.documents + n > MAX_OBJECTS || counts.objects + n > MAX_OBJECTS)) {
+  if (
+    !whole && (counts.documents + documents > MAX_OBJECTS || counts.objects + n > MAX_OBJECTS)
+  ) {
     return undefined;
   }
   if (n > MAX_OBJECTS) return undefined;
   if (!whole) {
-    counts.documents += n;
+    counts.documents += documents;
     counts.objects += n;
   }
   return secrets;
 }
 
+/** How readManifestChunks opens each part of a long YAML List's items. */
+const LIST_PART_HEAD = "kind: List\nitems:\n";
+
+/**
+ * The Secrets of a part of a long YAML List read item by item (see
+ * ManifestChunk.list): `kind: List`, `items:`, then items in the simple
+ * shape, kubectl's way (see readDocuments). The List's other fields (its
+ * last part) and JSON Lists are left to the general path. Counts as
+ * parseManifestChunk counts such a part: its items, no document.
+ */
+function listPart(
+  chunk: ManifestChunk,
+  list: NonNullable<ManifestChunk["list"]>,
+  counts: ChunkCounts,
+): DecodedSecret[] | undefined {
+  const text = chunk.text;
+  if (list.json === true || list.end || !text.startsWith(LIST_PART_HEAD)) return undefined;
+  if (text.charCodeAt(text.length - 1) !== NL) return undefined;
+  const read = readDocuments(text, LIST_PART_HEAD.length, true);
+  if (read === undefined || read.end !== text.length) return undefined;
+  const objectsBefore = chunk.index === 0 ? 0 : counts.objects;
+  const n = read.secrets.length;
+  // The List is document `list.document`; each item an object of the input.
+  if (list.document > MAX_OBJECTS || objectsBefore + n > MAX_OBJECTS) return undefined;
+  if (chunk.index === 0) counts.documents = 0;
+  counts.objects = objectsBefore + n;
+  return read.secrets;
+}
+
+/**
+ * The Secrets of a chunk that is one YAML List document (after an optional
+ * `---` line), as `kubectl get -o yaml` writes one: `items:` at the left
+ * margin, its items in the simple shape (see readDocuments), and the
+ * List's other fields simple YAML (lib/k8s/simple_yaml.ts) without flow
+ * brackets, making one map whose `kind` ends in `List` and which has no
+ * other `items`. Those lines stand on their own, so they mean the same
+ * with the items cut out as in the whole document. Undefined otherwise.
+ */
+function readListDocument(text: string): DecodedSecret[] | undefined {
+  const n = text.length;
+  if (n === 0 || text.charCodeAt(n - 1) !== NL) return undefined;
+  const begin = text.startsWith("---\n") ? 4 : 0;
+  let at = begin;
+  if (!text.startsWith("items:\n", begin)) {
+    const i = text.indexOf("\nitems:\n", begin);
+    if (i < 0) return undefined;
+    at = i + 1;
+  }
+  const first = at + "items:\n".length;
+  if (!text.startsWith("- ", first)) return undefined;
+  const read = readDocuments(text, first, true);
+  if (read === undefined) return undefined;
+  const rest = text.slice(begin, at) + text.slice(read.end);
+  // (Brackets, even quoted, count toward the general path's nesting bound: left to it.)
+  if (rest.includes("[") || rest.includes("{")) return undefined;
+  const docs = rest === "" ? undefined : simpleDocuments(rest, MAX_DEPTH);
+  if (docs === undefined || docs.length !== 1) return undefined;
+  const head = docs[0];
+  if (!isObject(head) || Object.hasOwn(head, "items")) return undefined;
+  return typeof head.kind === "string" && head.kind.endsWith("List") ? read.secrets : undefined;
+}
+
 const NL = 10;
 const SPACE = 32;
+const DASH = 45;
 const COLON = 58;
 const EQUALS = 61;
 
@@ -105,9 +191,12 @@ interface Line {
 /**
  * The lines of the last document read, by position: a fleet's documents
  * repeat most lines (type, namespace, usages, groups, expiration), which
- * are then neither cut out of the text nor checked again.
+ * are then neither cut out of the text nor checked again. One memo for
+ * stream documents, one for List items (whose lines carry a `- ` or `  `
+ * before the document's own text, so the same text means another line).
  */
 const lineMemo: (Line | undefined)[] = [];
+const itemLineMemo: (Line | undefined)[] = [];
 /** The keys of the last document's lines, by position (for lines whose value differs). */
 const keyMemo: (string | undefined)[] = [];
 const MEMO_LINES = 64;
@@ -211,6 +300,7 @@ function sextetAt(text: string, i: number): number {
  */
 function readLine(
   text: string,
+  start: number,
   p: number,
   eol: number,
   block: number,
@@ -218,7 +308,7 @@ function readLine(
 ): Line | undefined {
   const line = (what: number, key: string, value: string): Line => ({
     block,
-    text: text.slice(p, eol + 1),
+    text: text.slice(start, eol + 1),
     what,
     key,
     value,
@@ -263,7 +353,26 @@ function readLine(
 function readSimpleSecrets(text: string): DecodedSecret[] | undefined {
   const n = text.length;
   if (n === 0 || text.charCodeAt(n - 1) !== NL) return undefined;
-  let p = text.startsWith("---\n") ? 4 : 0;
+  const read = readDocuments(text, text.startsWith("---\n") ? 4 : 0, false);
+  return read !== undefined && read.end === n ? read.secrets : undefined;
+}
+
+/**
+ * The Secrets from `p` on, until the end of `text` (which ends with a
+ * newline) or, with `items`, the first line that is not part of a List's
+ * items: with `items`, the documents are the items of a block sequence at
+ * the left margin, kubectl's way (the first line of each `- `, the others
+ * `  `, then the document's own line); else `---` lines separate them.
+ * Undefined when one is not in the simple shape; `end` is where reading
+ * stopped.
+ */
+function readDocuments(
+  text: string,
+  p: number,
+  items: boolean,
+): { secrets: DecodedSecret[]; end: number } | undefined {
+  const n = text.length;
+  const memo = items ? itemLineMemo : lineMemo;
   const out: DecodedSecret[] = [];
   // `stringData` pairs of the document, merged over `data` at its end.
   const strings: string[] = [];
@@ -275,12 +384,29 @@ function readSimpleSecrets(text: string): DecodedSecret[] | undefined {
     strings.length = 0;
     let separator = false;
     while (p < n) {
-      let l = lineMemo[j];
+      if (items && j > 0) {
+        const c = text.charCodeAt(p);
+        // The next item, or the end of the items: the document ends here.
+        if (c !== SPACE) {
+          separator = c === DASH;
+          break;
+        }
+      }
+      let l = memo[j];
       // (A slice compared is faster than startsWith, which compares code unit by code unit.)
       if (l === undefined || l.block !== block || text.slice(p, p + l.text.length) !== l.text) {
-        l = readLine(text, p, text.indexOf("\n", p), block, j);
-        if (l === undefined) return undefined;
-        if (j < MEMO_LINES) lineMemo[j] = l;
+        let q = p;
+        if (items) {
+          // `- ` then a key opens an item; `  ` goes on with it.
+          if (j === 0 && !(text.startsWith("- ", p) && text.charCodeAt(p + 2) !== SPACE)) {
+            return undefined;
+          }
+          if (j > 0 && text.charCodeAt(p + 1) !== SPACE) return undefined;
+          q = p + 2;
+        }
+        l = readLine(text, p, q, text.indexOf("\n", p), block, j);
+        if (l === undefined || (items && l.what === SEPARATOR)) return undefined;
+        if (j < MEMO_LINES) memo[j] = l;
       }
       p += l.text.length;
       j++;
@@ -316,7 +442,7 @@ function readSimpleSecrets(text: string): DecodedSecret[] | undefined {
     if ((seen & KIND) === 0) return undefined;
     for (let i = 0; i < strings.length; i += 2) data[strings[i]!] = strings[i + 1]!;
     out.push({ name, namespace, type: type || "Opaque", data });
-    if (!separator) return out;
+    if (!separator) return { secrets: out, end: p };
     if (p === n) return undefined; // an empty last document
   }
 }
