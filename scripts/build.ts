@@ -640,6 +640,7 @@ export const WARM_BUILTIN_USES = [
 export const WARM_OWN = [
   "./cli.ts",
   "./commands/ca_hash.ts",
+  "./commands/cert_inspect.ts",
   "./commands/cluster_info_sign.ts",
   "./commands/join_command.ts",
   "./commands/token_generate.ts",
