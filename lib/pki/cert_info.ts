@@ -697,12 +697,27 @@ export function serialDecimal(serial: Uint8Array): string {
     for (let i = 0; i < serial.length; i++) v = v * 256 + serial[i]!;
     return String(v);
   }
-  let h = "0x";
-  for (let i = 0; i < serial.length; i++) h += HEX_LOWER[serial[i]!];
-  return BigInt(h).toString(10);
+  // Base 10⁹ limbs (least significant first), two bytes at a time: a limb times 2¹⁶ plus a
+  // carry stays below 2⁵³, exact in a Number (a BigInt and its decimal text cost ~5x more).
+  const limbs = [0];
+  let i = serial.length & 1;
+  if (i === 1) limbs[0] = serial[0]!;
+  for (; i < serial.length; i += 2) {
+    let carry = serial[i]! * 256 + serial[i + 1]!;
+    for (let k = 0; k < limbs.length; k++) {
+      const v = limbs[k]! * 65536 + carry;
+      carry = Math.floor(v / 1e9);
+      limbs[k] = v - carry * 1e9;
+    }
+    while (carry > 0) {
+      limbs.push(carry % 1e9);
+      carry = Math.floor(carry / 1e9);
+    }
+  }
+  let text = String(limbs[limbs.length - 1]);
+  for (let k = limbs.length - 2; k >= 0; k--) text += String(limbs[k]).padStart(9, "0");
+  return text;
 }
-
-const HEX_LOWER = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
 
 /** Size in bits of the serial's value (e.g. up to 128 for the signer's serials). */
 export function serialBits(serial: Uint8Array): number {

@@ -182,3 +182,34 @@ Deno.test({
     }
   },
 });
+
+for (const [name, oid] of [["P-384", "1.3.132.0.34"], ["P-521", "1.3.132.0.35"]] as const) {
+  Deno.test(`ecPointValid() judges ${name} keys and their one-bit mutations by the plain statement`, async () => {
+    const curve = EC_CURVES[oid]!;
+    const n = Math.ceil(curve.bits / 8);
+    const big = (b: Uint8Array) => b.reduce((v, x) => (v << 8n) | BigInt(x), 0n);
+    const m = (v: bigint) => ((v % curve.p) + curve.p) % curve.p;
+    const plain = (d: Uint8Array) => {
+      if (d.length !== 1 + 2 * n || d[0] !== 4) return false;
+      const x = big(d.subarray(1, 1 + n)), y = big(d.subarray(1 + n));
+      return x < curve.p && y < curve.p && m(y * y) === m(x * x * x - 3n * x + curve.b);
+    };
+    let accepted = 0;
+    for (let k = 0; k < 20; k++) {
+      const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: name }, true, [
+        "sign",
+        "verify",
+      ]) as CryptoKeyPair;
+      const raw = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+      assert.equal(ecPointValid(curve, raw), true);
+      accepted++;
+      for (let j = 0; j < 10; j++) {
+        const bad = raw.slice();
+        const bit = 8 + Math.floor(Math.random() * 8 * 2 * n);
+        bad[bit >> 3]! ^= 1 << (bit & 7);
+        assert.equal(ecPointValid(curve, bad), plain(bad));
+      }
+    }
+    assert.equal(accepted, 20);
+  });
+}
