@@ -376,12 +376,27 @@ function readDocuments(
   const out: DecodedSecret[] = [];
   // `stringData` pairs of the document, merged over `data` at its end.
   const strings: string[] = [];
+  // The lines of the document read line by line before this one, and of this one.
+  let before: Line[] = [], lines: Line[] = [];
+  // Set when the last two documents read line by line had the same lines but for values.
+  let template: Template | undefined;
   for (;;) {
+    if (template !== undefined) {
+      const doc = byTemplate(text, p, template, items);
+      if (doc !== undefined) {
+        out.push(doc.secret);
+        p = doc.end;
+        if (!doc.separator) return { secrets: out, end: p };
+        if (p === n) return undefined; // an empty last document
+        continue;
+      }
+    }
     // One document, p at its first line; j counts its lines.
     let seen = 0, block = 0, blockLines = 0, j = 0;
     let name = "", namespace = "", type = "";
     const data: Record<string, string> = {};
     strings.length = 0;
+    lines.length = 0;
     let separator = false;
     while (p < n) {
       if (items && j > 0) {
@@ -410,6 +425,7 @@ function readDocuments(
       }
       p += l.text.length;
       j++;
+      lines.push(l);
       const what = l.what;
       if (what === NAME || what === NAMESPACE) {
         if ((seen & what) !== 0) return undefined;
@@ -444,5 +460,111 @@ function readDocuments(
     out.push({ name, namespace, type: type || "Opaque", data });
     if (!separator) return { secrets: out, end: p };
     if (p === n) return undefined; // an empty last document
+    template = strings.length === 0
+      ? templateOf(before, lines, { name, namespace, type, data }, separator)
+      : undefined;
+    [before, lines] = [lines, before];
   }
+}
+
+/**
+ * What a fleet's documents share, learnt from two documents read line by
+ * line that have the same lines (text, or for a varying value at least the
+ * same key in the same place): the shared lines as runs of text, each
+ * varying line as it was read, and the later document's fields. A document
+ * that matches it means the same but for the varying values, and needs
+ * only those lines read.
+ */
+interface Template {
+  /** Runs of shared lines, and the varying lines as read in the later document. */
+  parts: (string | Line)[];
+  /** The varying lines' numbers in the document (for an item's `- ` or `  `). */
+  numbers: number[];
+  name: string;
+  namespace: string;
+  /** As read (`""` when absent). */
+  type: string;
+  data: Record<string, string>;
+  /** Whether the documents end with a `---` line (in a stream). */
+  separator: boolean;
+}
+
+function templateOf(
+  a: readonly Line[],
+  b: readonly Line[],
+  fields: { name: string; namespace: string; type: string; data: Record<string, string> },
+  separator: boolean,
+): Template | undefined {
+  if (a.length !== b.length) return undefined;
+  const parts: (string | Line)[] = [];
+  const numbers: number[] = [];
+  let run = "";
+  for (let j = 0; j < b.length; j++) {
+    const x = a[j]!, y = b[j]!;
+    if (x.block !== y.block || x.what !== y.what || x.key !== y.key) return undefined;
+    if (x.text === y.text) {
+      run += y.text;
+      continue;
+    }
+    // Only values vary: a block's opening line, `apiVersion` and `kind` read the same always.
+    if ((y.what & (NAME | NAMESPACE | TYPE | DATA_ENTRY)) === 0) return undefined;
+    if (run !== "") parts.push(run);
+    run = "";
+    parts.push(y);
+    numbers.push(j);
+  }
+  if (run !== "") parts.push(run);
+  return { parts, numbers, ...fields, separator };
+}
+
+/**
+ * The document at `p` read by `t` (see {@link Template}), undefined when
+ * it does not match: then it is read line by line.
+ */
+function byTemplate(
+  text: string,
+  p: number,
+  t: Template,
+  items: boolean,
+): { secret: DecodedSecret; end: number; separator: boolean } | undefined {
+  let q = p, v = 0;
+  let name = t.name, namespace = t.namespace, type = t.type;
+  let data: Record<string, string> | undefined;
+  for (const part of t.parts) {
+    if (typeof part === "string") {
+      if (text.slice(q, q + part.length) !== part) return undefined;
+      q += part.length;
+      continue;
+    }
+    const j = t.numbers[v++]!;
+    let c = q;
+    if (items) {
+      if (j === 0 && !(text.startsWith("- ", q) && text.charCodeAt(q + 2) !== SPACE)) {
+        return undefined;
+      }
+      if (j > 0 && !text.startsWith("  ", q)) return undefined;
+      c = q + 2;
+    }
+    const eol = text.indexOf("\n", q);
+    if (eol < 0) return undefined;
+    const l = readLine(text, q, c, eol, part.block, j);
+    if (l === undefined || l.what !== part.what || l.key !== part.key) return undefined;
+    q = eol + 1;
+    if (l.what === NAME) name = l.value;
+    else if (l.what === NAMESPACE) namespace = l.value;
+    else if (l.what === TYPE) type = l.value;
+    else {
+      data ??= { ...t.data };
+      data[l.key] = l.value;
+    }
+  }
+  let separator = t.separator;
+  if (items) {
+    // The document ends where the next item or the end of the items starts.
+    const next = q < text.length ? text.charCodeAt(q) : NL;
+    if (next === SPACE) return undefined;
+    separator = next === DASH;
+  }
+  const secret = { name, namespace, type: type || "Opaque", data: data ?? { ...t.data } };
+  return { secret, end: q, separator };
 }

@@ -282,6 +282,55 @@ Deno.test("simpleSecretsChunk() gives what the general path gives for the parts 
   assert.ok(taken > 2000 && left > 1000 && leftValid > 100, stats);
 });
 
+/** A fleet's documents: the same lines but for token IDs, secrets and names, some changed. */
+function fleet(r: () => number, n: number): string[][] {
+  const seed = Math.floor(r() * 1e9);
+  const docs: string[][] = [];
+  for (let d = 0; d < n; d++) {
+    // The same seed for the optional lines: every document has the same ones.
+    const shape = rng(seed);
+    const lines = secretLines(() => (shape() < 0.99 ? shape() : r()));
+    const id = Array.from({ length: 6 }, () => pick(r, [...CHARS])).join("");
+    lines.forEach((l, i) => {
+      lines[i] = l.replace(/bootstrap-token-[a-z0-9]{6}/, `bootstrap-token-${id}`)
+        .replace(/^( {2}token-id: ).*/, `$1${b64(id)}`)
+        .replace(/^( {2}token-secret: ).*/, `$1${b64(id + "0123456789")}`);
+    });
+    // Some fleets also set a key in stringData, which wins over data.
+    if (seed % 4 === 0) lines.push("stringData:", "  token-secret: plainsecretvalue");
+    if (r() < 0.15) mutate(lines, r);
+    if (r() < 0.05) lines.push(pick(r, ["stringData:", "  token-id: abcdef", "type: Opaque"]));
+    docs.push(lines);
+  }
+  return docs;
+}
+
+Deno.test("simpleSecretsChunk() reads fleets (documents alike but for values) as the general path does, streams and Lists", () => {
+  const r = rng(4711);
+  let taken = 0;
+  for (let n = 0; n < 1500; n++) {
+    const docs = fleet(r, 3 + Math.floor(r() * 10));
+    const asList = r() < 0.5;
+    const text = asList
+      ? "apiVersion: v1\nitems:\n" +
+        docs.map((d) => d.map((l, i) => (i === 0 ? "- " : "  ") + l).join("\n")).join("\n") +
+        "\nkind: List\n"
+      : docs.map((d) => d.join("\n") + "\n").join("---\n");
+    const chunk = { source: "f.yaml", text, index: 0, last: true };
+    if (compare(chunk, { ...ZERO })) taken++;
+    // The same as a long List's part.
+    if (asList) {
+      const part = "kind: List\nitems:\n" +
+        text.slice(text.indexOf("- "), text.lastIndexOf("kind: List"));
+      const list = { document: 1, itemsBefore: 0, end: false };
+      if (compare({ source: "f.yaml", text: part, index: 1, last: false, list }, { ...ZERO })) {
+        taken++;
+      }
+    }
+  }
+  assert.ok(taken > 500, `taken ${taken}`);
+});
+
 Deno.test("simpleSecretsChunk() leaves a List part over the input bound, the List's own fields and JSON parts to the general path", () => {
   const item = "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n";
   const list = { document: 1, itemsBefore: 0, end: false };
