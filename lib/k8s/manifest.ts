@@ -527,14 +527,19 @@ function pairKey(p: Pair): string {
  * ```
  */
 export function sortKeysGoYaml(keys: readonly string[]): string[] {
-  return sortByGoYaml(keys, (k) => k);
+  // Strings in code-unit order are their own stable code-unit order (equal ones are alike).
+  return sortByGoYaml(keys.slice().sort(), (k) => k, true);
 }
 
-function sortByGoYaml<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+function sortByGoYaml<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  inCodeUnitOrder = false,
+): T[] {
   const n = items.length;
   const keys = items.map(keyOf);
   // Code-unit order first (stable), so the outcome never depends on the input order.
-  const order = codeUnitOrder(keys);
+  const order = inCodeUnitOrder ? identityOrder(n) : codeUnitOrder(keys);
   // go-yaml's Less on the keys by index (see lessAt).
   lessKeys = keys;
   lessAscii = new Uint8Array(n);
@@ -566,6 +571,12 @@ function sortByGoYaml<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
   const out: T[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = items[order[i]!]!;
   return out;
+}
+
+function identityOrder(n: number): Int32Array {
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order;
 }
 
 /** The indices of `keys` in code-unit order of the keys (stable). */
