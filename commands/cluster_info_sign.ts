@@ -81,15 +81,13 @@ Examples:
     const { tokens, skipped } = selection;
     const result = signClusterInfoData(info.data, tokens, input.name);
     const q = JSON.stringify;
-    const lines = [
-      ...skipped.map((s) => `skipping Secret ${s.name}: ${s.reason}`),
-      ...result.added.map((id) => `added signature for token ID ${q(id)}`),
-      ...result.replaced.map((id) => `replaced wrong signature for token ID ${q(id)}`),
-      ...result.removed.map((id) => `removed signature for token ID ${q(id)}`),
-    ];
-    if (!result.changed) lines.push("signatures already up to date");
     // One call per line: ctx.stderr renders each call as exactly one line.
-    for (const l of lines) ctx.stderr(`[bootstrap-signer] ${l}`);
+    const say = (l: string) => ctx.stderr(`[bootstrap-signer] ${l}`);
+    for (const s of skipped) say(`skipping Secret ${s.name}: ${s.reason}`);
+    for (const id of result.added) say(`added signature for token ID ${q(id)}`);
+    for (const id of result.replaced) say(`replaced wrong signature for token ID ${q(id)}`);
+    for (const id of result.removed) say(`removed signature for token ID ${q(id)}`);
+    if (!result.changed) say("signatures already up to date");
     ctx.stdout(renderObjects([{ ...info.object, data: result.data }], format));
   },
 };

@@ -73,8 +73,8 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
         payload.copy(inner, BLOCK + HEADER_CHARS);
         outer = Buffer.alloc(BLOCK + 32);
       }
-      inner.fill(0x36, 0, BLOCK);
-      outer.fill(0x5c, 0, BLOCK);
+      inner.set(IPAD);
+      outer.set(OPAD);
       for (let i = 0; i < tokenSecret.length; i++) {
         const c = tokenSecret.charCodeAt(i);
         inner[i] = 0x36 ^ c;
@@ -98,6 +98,9 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
 
 /** SHA-256's block size: HMAC's key block. */
 const BLOCK = 64;
+/** HMAC's pads: a key block of zeros XORed with them. */
+const IPAD = new Uint8Array(BLOCK).fill(0x36);
+const OPAD = new Uint8Array(BLOCK).fill(0x5c);
 /** The length of a six-character ID's header, base64url (30 bytes). */
 const HEADER_CHARS = 40;
 
