@@ -10,6 +10,7 @@ import {
   signClusterInfoData,
   SigningSelection,
 } from "../lib/discovery/bootstrap_signer.ts";
+import process from "node:process";
 import { findClusterInfo } from "../lib/discovery/cluster_info.ts";
 import { UsageError } from "../lib/base/errors.ts";
 import { parseManifestChunk, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
@@ -55,6 +56,7 @@ Examples:
 `,
   run(ctx) {
     expectArgs(ctx, 1, 1, "FILE (the cluster-info ConfigMap)");
+    smallerInlining();
     const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const secretFiles = flagList(ctx.flags, "secrets");
     if (secretFiles.length === 0) throw new UsageError("missing required flag --secrets");
@@ -91,3 +93,21 @@ Examples:
     ctx.stdout(renderObjects([{ ...info.object, data: result.data }], format));
   },
 };
+
+/**
+ * A smaller TurboFan inlining budget for the rest of the run (920 → 200
+ * bytes of bytecode a function), as `cert inspect` sets it: the reader's,
+ * signer's and writer's loops are optimised within their first thousand
+ * Secrets, and compiling them with everything inlined runs on a second
+ * thread, in the process's CPU time. Only the compiler's heuristics change,
+ * never what the code computes; a runtime that refuses the flag runs as before.
+ */
+function smallerInlining(): void {
+  try {
+    process.getBuiltinModule("node:v8").setFlagsFromString(
+      "--max-inlined-bytecode-size-cumulative=200",
+    );
+  } catch {
+    // Flags frozen or absent: the default budget.
+  }
+}
