@@ -128,6 +128,8 @@ function readListDocument(text: string): DecodedSecret[] | undefined {
   const n = text.length;
   if (n === 0 || text.charCodeAt(n - 1) !== NL) return undefined;
   const begin = text.startsWith("---\n") ? 4 : 0;
+  // A key opens the document (JSON, a comment… are the general path's: not searched).
+  if (!isLetter(text.charCodeAt(begin))) return undefined;
   let at = begin;
   if (!text.startsWith("items:\n", begin)) {
     const i = text.indexOf("\nitems:\n", begin);
