@@ -220,17 +220,19 @@ function parseManifestText(
  */
 function checkBracketDepth(text: string, source: string): void {
   let depth = 0;
-  const first = text.search(/[[{]/);
-  if (first < 0) return;
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  // From bracket to bracket (a JSON input is mostly other characters).
+  BRACKET.lastIndex = 0;
+  while (BRACKET.test(text)) {
+    const c = text.charCodeAt(BRACKET.lastIndex - 1);
     if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_DEPTH) {
         throw new InputError(`${source}: nested more than ${MAX_DEPTH} levels deep`);
       }
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+    } else if (depth > 0) depth--;
   }
 }
+
+const BRACKET = /[[\]{}]/g;
 
 /** Refuses a parsed value nested beyond {@link MAX_DEPTH} (checked without recursion). */
 function checkDepth(value: unknown, where: string): void {

@@ -1,0 +1,69 @@
+/**
+ * parseManifests() refuses flow brackets nested beyond 256 levels before any
+ * parser runs, counting brackets in strings too. The count now jumps from
+ * bracket to bracket; held here to the character-by-character count it
+ * replaced (below) on random texts around the bound.
+ */
+
+import assert from "node:assert/strict";
+import { MAX_DEPTH, parseManifests } from "../../lib/k8s/manifest.ts";
+
+/** The count as first written: whether `text` nests brackets beyond MAX_DEPTH. */
+function tooDeep(text: string): boolean {
+  let depth = 0;
+  const first = text.search(/[[{]/);
+  if (first < 0) return false;
+  for (let i = first; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return false;
+}
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NESTED = /nested more than 256 levels deep/;
+
+Deno.test("parseManifests() refuses bracket nesting beyond the bound exactly where the character count does", () => {
+  const r = rng(256);
+  let deep = 0, shallow = 0;
+  for (let n = 0; n < 2000; n++) {
+    // Opening brackets a little more often than closing ones, near the bound, with other text.
+    const target = MAX_DEPTH - 20 + Math.floor(r() * 40);
+    let text = r() < 0.5 ? "{" : "a: ";
+    let depth = 0;
+    while (depth < target && text.length < 5000) {
+      const x = r();
+      if (x < 0.45) {
+        text += r() < 0.5 ? "[" : "{";
+        depth++;
+      } else if (x < 0.6) {
+        text += r() < 0.5 ? "]" : "}";
+        if (depth > 0) depth--;
+      } else text += ["a", '"', "\n", " ", ",", ":", "x1", "'"][Math.floor(r() * 8)]!;
+    }
+    if (r() < 0.3) text = "]}" + text;
+    const want = tooDeep(text);
+    let got = false;
+    try {
+      parseManifests(text, "b.yaml");
+    } catch (e) {
+      got = NESTED.test(String((e as Error).message));
+    }
+    assert.equal(got, want, JSON.stringify(text.slice(0, 80)));
+    if (want) deep++;
+    else shallow++;
+  }
+  assert.ok(deep > 200 && shallow > 200, JSON.stringify({ deep, shallow }));
+});
