@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { asciiOnly } from "../../scripts/build.ts";
 import { WARM_CA_PEM, WARM_CLOCK, WARM_RUNS, warmUp } from "../../scripts/snapshot_warmup.ts";
-import { repoPath, runInProcess, tempDir } from "../_cli.ts";
+import { repoPath, runCli, runInProcess, tempDir } from "../_cli.ts";
 
 Deno.test("asciiOnly() writes every character beyond ASCII as \\uXXXX and the code means the same", () => {
   const src = [
@@ -99,4 +99,16 @@ Deno.test("warmUp() leaves nothing that changes a later ca hash or join-command"
   } finally {
     cleanup();
   }
+});
+
+Deno.test("CLI token generate draws afresh in every process (nothing drawn when the snapshot was built)", async () => {
+  const a = await runCli(["token", "generate", "--count", "4"]);
+  const b = await runCli(["token", "generate", "--count", "4"]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(b.code, 0, b.stderr);
+  const first = a.stdout.trim().split("\n");
+  const second = b.stdout.trim().split("\n");
+  assert.equal(first.length, 4);
+  assert.equal(second.length, 4);
+  assert.deepEqual(first.filter((t) => second.includes(t)), []);
 });
