@@ -236,14 +236,23 @@ const BRACKET = /[[\]{}]/g;
 
 /** Refuses a parsed value nested beyond {@link MAX_DEPTH} (checked without recursion). */
 function checkDepth(value: unknown, where: string): void {
-  const stack: [unknown, number][] = [[value, 0]];
+  // Maps and lists only, each with its depth (scalars end no path deeper).
+  const stack: object[] = [], depths: number[] = [];
+  if (typeof value === "object" && value !== null) {
+    stack.push(value);
+    depths.push(0);
+  }
   while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
+    const v = stack.pop()!, d = depths.pop()!;
     if (d > MAX_DEPTH) {
       throw new InputError(`${where} is nested more than ${MAX_DEPTH} levels deep`);
     }
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === "object" && child !== null) {
+        stack.push(child);
+        depths.push(d + 1);
+      }
+    }
   }
 }
 

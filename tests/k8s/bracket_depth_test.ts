@@ -67,3 +67,22 @@ Deno.test("parseManifests() refuses bracket nesting beyond the bound exactly whe
   }
   assert.ok(deep > 200 && shallow > 200, JSON.stringify({ deep, shallow }));
 });
+
+Deno.test("parseManifests() refuses a value nested beyond the bound through YAML aliases, at the bound exactly", () => {
+  for (let chain = 252; chain <= 258; chain++) {
+    // a0 is a map; each a<i> holds a<i-1>: a<chain>'s maps reach depth chain + 1. (A long
+    // comment raises the bound on values walked once aliases are expanded.)
+    let text = `# ${"x".repeat(100_000)}\na0: &a0\n  x: 1\n`;
+    for (let i = 1; i <= chain; i++) text += `a${i}: &a${i}\n  y: *a${i - 1}\n`;
+    let refused = "";
+    try {
+      parseManifests(text, "alias.yaml");
+    } catch (e) {
+      refused = (e as Error).message;
+    }
+    const want = chain + 1 > MAX_DEPTH
+      ? "alias.yaml: document is nested more than 256 levels deep"
+      : "";
+    assert.equal(refused, want, `chain ${chain}`);
+  }
+});
