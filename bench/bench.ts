@@ -81,6 +81,8 @@ interface Run {
   stdin?: string;
   /** Multiplies the measured time (a loop timed over a sample of the files). */
   scale?: number;
+  /** Environment variables removed for this run. */
+  unset?: string[];
 }
 
 /**
@@ -98,6 +100,11 @@ interface Timing {
   rss: number | undefined;
 }
 
+function withoutVars(env: NodeJS.ProcessEnv, names: string[]): NodeJS.ProcessEnv {
+  for (const n of names) delete env[n];
+  return env;
+}
+
 /** Runs once and times it, or throws with the exit code and stderr. */
 function timeOnce(run: Run): Timing {
   const stdin = run.stdin ? fs.openSync(run.stdin, "r") : "ignore";
@@ -108,7 +115,7 @@ function timeOnce(run: Run): Timing {
     const r = spawnSync(argv[0]!, argv.slice(1), {
       cwd: run.cwd ?? ROOT,
       stdio: [stdin, devnull, "pipe"],
-      env: { ...process.env, NO_COLOR: "1" },
+      env: withoutVars({ ...process.env, NO_COLOR: "1" }, run.unset ?? []),
       maxBuffer: 64 << 20,
     });
     const wall = (performance.now() - t0) * (run.scale ?? 1);
@@ -828,6 +835,32 @@ async function main(): Promise<void> {
       "none (reference)",
       RUNS,
     );
+
+    // Node parses NODE_EXTRA_CA_CERTS's bundle at every start, before any JavaScript (~80 ms
+    // of this machine's `node hello.js`): the binary pays it too, so the rows above carry it
+    // on both sides. For reference, the same pairs without it.
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+    if (extraCa) {
+      const unset = ["NODE_EXTRA_CA_CERTS"];
+      const nodeHello: Run = { argv: ["node", path.join(work, "hello.js")], cwd: work, unset };
+      for (
+        const [name, args] of [
+          ["--version", ["--version"]],
+          ["ca hash", ["ca", "hash", ca]],
+        ] as const
+      ) {
+        ratioCase(
+          `binary: ${name}, without NODE_EXTRA_CA_CERTS`,
+          [],
+          () => ({ argv: [BIN, ...args], cwd: work, unset }),
+          "node hello.js, without it",
+          nodeHello,
+          Infinity,
+          "none (reference)",
+          RUNS,
+        );
+      }
+    }
 
     // Throughput, on the binary (what ships).
     const jk = (args: string[]): Argv => [BIN, ...args];
