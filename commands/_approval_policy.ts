@@ -20,7 +20,7 @@ import {
 } from "../lib/kubelet/approval_policy.ts";
 import type { Context } from "./_command.ts";
 import { flagBool, flagString } from "./_flags.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 /** The policy flags, in help order (`policy` first). */
 export const POLICY_FLAGS = [

@@ -9,7 +9,7 @@ import { InputError, quote, UsageError } from "../lib/base/errors.ts";
 import { nodeNameProblem } from "../lib/kubelet/node_kubeconfig.ts";
 import type { Flags } from "./_command.ts";
 import { flagList } from "./_flags.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 /** The `--node` flags, each checked to be a Node name (a usage error names the first that is not). */
 export function flagNodeNames(flags: Flags): string[] {

@@ -9,7 +9,7 @@ import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { caCertHash, PinSet } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagPins, flagSet, optionalOutput, renderData } from "./_flags.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("ca pin-check", [
   [

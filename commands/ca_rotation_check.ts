@@ -18,7 +18,8 @@ import { tabwrite } from "../lib/go/tabwriter.ts";
 import { loadCertsPem } from "../lib/pki/certsource.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, optionalOutput, renderData, requireString } from "./_flags.ts";
-import { readInput, walkFiles } from "./_io.ts";
+import { walkFiles } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("ca rotation-check", [
   ["ca", "the NEW CA certificate (PEM; every certificate in it counts as new) (required)"],

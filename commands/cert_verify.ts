@@ -21,7 +21,8 @@ import {
   outputFormat,
   requireString,
 } from "./_flags.ts";
-import { eachInput, type Input, readInput } from "./_io.ts";
+import { eachInput } from "./_io.ts";
+import { type Input, readInput } from "./_read.ts";
 import { dataListWriter, HeldOutput } from "./_list_output.ts";
 import { progress } from "./_progress.ts";
 

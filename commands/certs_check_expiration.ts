@@ -29,7 +29,8 @@ import {
 } from "../lib/kubelet/expiration.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
-import { type Input, readInput, walkFiles } from "./_io.ts";
+import { walkFiles } from "./_io.ts";
+import { type Input, readInput } from "./_read.ts";
 
 const FLAGS = flagSet("certs check-expiration", [
   ["output", "text (default), json or yaml"],

@@ -26,7 +26,8 @@ import {
   requireServer,
   requireString,
 } from "./_flags.ts";
-import { readInput, readInputs } from "./_io.ts";
+import { readInputs } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("cluster-info create", [
   ["server", "API server, https://HOST:PORT (or HOST:PORT) (required)"],

@@ -16,7 +16,7 @@ import { parseManifests } from "../lib/k8s/manifest.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagPins, flagSet, flagUnsafe, outputFormat, requireToken } from "./_flags.ts";
 import { tokenString } from "../lib/tokens/token.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 /**
  * kubeadm's flag rule for token discovery: pins, or the explicit unsafe flag.

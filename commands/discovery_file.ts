@@ -32,7 +32,8 @@ import {
   outputFormat,
   parseServerFlag,
 } from "./_flags.ts";
-import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("discovery-file", [
   [

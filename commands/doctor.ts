@@ -12,7 +12,8 @@ import { InputError } from "../lib/base/errors.ts";
 import { doctor, type DoctorFile, type DoctorReport } from "../lib/phases/doctor.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
-import { MAX_INPUT_FILES, readInput, walkFiles } from "./_io.ts";
+import { MAX_INPUT_FILES, walkFiles } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("doctor", [["output", "text (default), json or yaml"]]);
 

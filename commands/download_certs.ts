@@ -33,7 +33,8 @@ import {
   renderData,
   requireString,
 } from "./_flags.ts";
-import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import { externalEtcdFlags } from "./upload_certs.ts";
 
 const FLAGS = flagSet("download-certs", [

@@ -31,7 +31,8 @@ import {
   requireServer,
   requireString,
 } from "./_flags.ts";
-import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import * as path from "node:path";
 
 /** The one line init refuses with when a generated token would have nowhere to go. */

@@ -45,7 +45,8 @@ import {
   outputFormat,
   parseServerFlag,
 } from "./_flags.ts";
-import { ensureParentDir, readInput, writeFileAtomic } from "./_io.ts";
+import { ensureParentDir, writeFileAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import { isIP } from "node:net";
 
 const FLAGS = flagSet("join-config", [

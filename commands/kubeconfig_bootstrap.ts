@@ -32,7 +32,8 @@ import {
   requireToken,
 } from "./_flags.ts";
 import { tokenString } from "../lib/tokens/token.ts";
-import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("kubeconfig bootstrap", [
   ["server", "API server, https://HOST:PORT (or HOST:PORT)"],

@@ -35,7 +35,8 @@ import {
   requireServer,
   requireString,
 } from "./_flags.ts";
-import { ensureDir, type OutputFile, readInput, symlinkAtomic, writeFilesAtomic } from "./_io.ts";
+import { ensureDir, type OutputFile, symlinkAtomic, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import { flagNodeNames, readNodeList } from "./_nodes.ts";
 
 const KEY_TYPES = ["ecdsa-p256", "ecdsa-p384", "rsa-2048", "ed25519"] as const;

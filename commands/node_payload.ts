@@ -31,7 +31,8 @@ import {
   flagString,
   requireString,
 } from "./_flags.ts";
-import { ensureDir, type OutputFile, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import { flagNodeNames, readNodeList } from "./_nodes.ts";
 
 /** The payload formats, as CABPK's `format` names them. */

@@ -12,7 +12,8 @@ import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
-import { readInput, readManifestChunks } from "./_io.ts";
+import { readManifestChunks } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("token check", [
   [

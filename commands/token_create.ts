@@ -17,7 +17,7 @@ import {
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../lib/kubeadm/init_config.ts";
-import { readInput } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import {
   generateToken,
   newBootstrapTokenString,

@@ -35,7 +35,8 @@ import {
   outputFormat,
   requireString,
 } from "./_flags.ts";
-import { ensureParentDir, readInput, writeFilesAtomic } from "./_io.ts";
+import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("upload-certs", [
   ["pki-dir", "the kubeadm certificates directory to upload from (required)"],

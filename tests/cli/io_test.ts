@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import {
-  ensureDir,
-  readInput,
-  readInputs,
-  walkFiles,
-  writeFilesAtomic,
-} from "../../commands/_io.ts";
+import { ensureDir, readInputs, walkFiles, writeFilesAtomic } from "../../commands/_io.ts";
+import { readInput } from "../../commands/_read.ts";
 import { InputError } from "../../lib/base/errors.ts";
 import { tempDir } from "../_cli.ts";
 
