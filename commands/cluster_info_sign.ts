@@ -17,7 +17,8 @@ import { parseManifestChunk, parseManifests, renderObjects } from "../lib/k8s/ma
 import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
-import { readInput, readManifestChunks } from "./_io.ts";
+import { readManifestChunks } from "./_io.ts";
+import { readInput } from "./_read.ts";
 import { progress } from "./_progress.ts";
 
 const FLAGS = flagSet("cluster-info sign", [
