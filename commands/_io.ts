@@ -150,21 +150,24 @@ function isLongPem(file: string, firstBlock = ""): boolean {
  */
 function* pemPieces(file: string, before?: string): Generator<InputPiece> {
   const pieces = chunkPem(file, before);
+  // Each piece ends on a line feed, so decoding piece by piece reads as decoding the file whole.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   let index = 0;
   let next = pieces.next();
   while (!next.done) {
-    const text = next.value;
+    const bytes = next.value;
     next = pieces.next();
     yield {
       name: file,
-      text,
-      bytes: new Uint8Array(Buffer.from(text, "utf8")),
+      text: decoder.decode(bytes),
+      bytes,
       part: { index: index++, last: next.done === true },
     };
   }
 }
 
-function* chunkPem(file: string, before?: string): Generator<string> {
+/** The file's bytes in pieces, each cut after a line feed (see {@link pemPieces}). */
+function* chunkPem(file: string, before?: string): Generator<Uint8Array> {
   const fs = nodeFs();
   let fd: number;
   try {
@@ -172,35 +175,35 @@ function* chunkPem(file: string, before?: string): Generator<string> {
   } catch (err) {
     throw describe(err, file);
   }
+  const mark = Buffer.from(before ? "\n" + before : "-----END ", "latin1");
+  // A plain Uint8Array view (a Buffer's slice() would not copy).
+  const view = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.length);
   try {
-    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-    const buf = Buffer.alloc(PIECE_BYTES);
-    let pending = "";
+    let pending = Buffer.alloc(0);
     for (;;) {
+      const buf = Buffer.allocUnsafe(PIECE_BYTES);
       let n: number;
       try {
         n = fs.readSync(fd, buf, 0, buf.length, null);
       } catch (err) {
         throw describe(err, file);
       }
-      pending += n === 0 ? decoder.decode() : decoder.decode(buf.subarray(0, n), { stream: true });
       if (n === 0) break;
+      pending = pending.length ? Buffer.concat([pending, buf.subarray(0, n)]) : buf.subarray(0, n);
       if (pending.length < PIECE_BYTES) continue;
       // After the last END line; with `before`, before the last line starting that block.
-      const end = before
-        ? pending.lastIndexOf("\n" + before, pending.length - before.length - 1)
-        : pending.lastIndexOf("-----END ");
-      const cut = end <= 0 ? -1 : before ? end : pending.indexOf("\n", end);
+      const end = pending.lastIndexOf(mark);
+      const cut = end <= 0 ? -1 : before ? end : pending.indexOf(0x0a, end);
       if (cut < 0) {
         if (pending.length > MAX_INPUT_BYTES) {
           throw new InputError(`${file}: PEM block larger than ${MAX_INPUT_BYTES} bytes`);
         }
         continue;
       }
-      yield pending.slice(0, cut + 1);
-      pending = pending.slice(cut + 1);
+      yield view(pending.subarray(0, cut + 1));
+      pending = pending.subarray(cut + 1);
     }
-    yield pending;
+    yield view(pending);
   } finally {
     fs.closeSync(fd);
   }
