@@ -582,6 +582,24 @@ function goCases(anchor: string, work: string): void {
       );
       if (r) got.set(n, r);
     }
+    // Reference: the largest without NODE_EXTRA_CA_CERTS (Node, and so the binary, parses that
+    // bundle at every start; the Go anchor does not).
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      const dir = dirs.get(largest)!;
+      const unset = ["NODE_EXTRA_CA_CERTS"];
+      ratioCase(
+        `binary: ${command}, ${largest} ${what}, without NODE_EXTRA_CA_CERTS`,
+        [command],
+        () => ({ argv: [BIN, ...args(dir)], cwd: work, unset }),
+        `Go anchor: go-x509 ${sub}`,
+        { argv: [anchor, sub, dir], cwd: work, unset },
+        Infinity,
+        "none (reference)",
+        LOOP_RUNS,
+        LOOP_RUNS,
+        "cpu",
+      );
+    }
     const small = FLEET[0]!;
     const lo = got.get(small);
     const hi = got.get(largest);
