@@ -7,14 +7,15 @@
  * (`CertificateBackdate`) and NotAfter = now + validity (default 87600h,
  * `CACertificateValidityPeriod`).
  *
- * Loads @peculiar/x509: import this module only from `ca create`.
+ * The certificate is assembled from DER pieces (`der_encode.ts`) and signed
+ * with WebCrypto: no ASN.1 schema library is loaded, so `ca create` starts as
+ * cheaply as the other commands.
  *
  * @module
  */
 
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { x509 } from "./x509.ts";
 import {
   describeKey,
   exportPrivateKeyPem,
@@ -24,6 +25,7 @@ import {
   signingAlgorithm,
 } from "./keys.ts";
 import { children, readTlv, tlvContent } from "./der.ts";
+import { derOid, derPositiveInteger, derTime, derTlv } from "./der_encode.ts";
 import { encodePem } from "./pem.ts";
 import { spkiHash } from "./pin.ts";
 import { InputError } from "../base/errors.ts";
@@ -85,14 +87,127 @@ export function randomSerialHex(random: RandomBytes = cryptoRandom): string {
 }
 
 /** RFC 7093 method 1 / Go ≥1.25: the leftmost 160 bits of SHA-256 over the subjectPublicKey bits. */
-function subjectKeyId(spki: Uint8Array): string {
+function subjectKeyId(spki: Uint8Array): Uint8Array {
   const parts = children(spki, readTlv(spki, 0));
   const bits = tlvContent(spki, parts[1]!).subarray(1); // skip the unused-bits octet
-  return createHash("sha256").update(bits).digest("hex").slice(0, 40);
+  return new Uint8Array(createHash("sha256").update(bits).digest().subarray(0, 20));
 }
 
 function wholeSeconds(ms: number): Date {
   return new Date(Math.floor(ms / 1000) * 1000);
+}
+
+/** What {@link caCertificateDer} signs: everything but the key generation and the draws. */
+export interface CaCertificateInput {
+  /** Subject and issuer CN. */
+  commonName: string;
+  /** Serial number as hex (as {@link randomSerialHex} returns it). */
+  serialHex: string;
+  /** Whole seconds. */
+  notBefore: Date;
+  /** Whole seconds. */
+  notAfter: Date;
+  /** The DER SubjectPublicKeyInfo of `privateKey`'s public half. */
+  spki: Uint8Array;
+  /** The signing key (WebCrypto: RSASSA-PKCS1-v1_5/SHA-256, ECDSA, Ed25519). */
+  privateKey: CryptoKey;
+}
+
+/**
+ * Go's `encoding/asn1` choice for a string without an explicit type
+ * (`makeField`): a PrintableString when every character is in the
+ * PrintableString set — `*` and `&` rejected when marshalling — else a
+ * UTF8String.
+ */
+function goStringDer(s: string): Uint8Array {
+  const printable = /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(s);
+  return derTlv(printable ? 0x13 : 0x0c, new TextEncoder().encode(s));
+}
+
+/** `[0] EXPLICIT INTEGER 2`: version v3. */
+const V3 = new Uint8Array([0xa0, 0x03, 0x02, 0x01, 0x02]);
+const BOOL_TRUE = new Uint8Array([0x01, 0x01, 0xff]);
+
+/** One Extension: `extnID`, `critical` (DEFAULT FALSE, so only when true), `extnValue`. */
+function extensionDer(oid: string, critical: boolean, value: Uint8Array): Uint8Array {
+  return critical
+    ? derTlv(0x30, derOid(oid), BOOL_TRUE, derTlv(0x04, value))
+    : derTlv(0x30, derOid(oid), derTlv(0x04, value));
+}
+
+/** Go's signature AlgorithmIdentifier for the key (sha256WithRSAEncryption carries a NULL). */
+function signatureAlgorithmDer(alg: Algorithm & { hash?: string }): Uint8Array {
+  switch (alg.name) {
+    case "RSASSA-PKCS1-v1_5":
+      return derTlv(0x30, derOid("1.2.840.113549.1.1.11"), new Uint8Array([0x05, 0x00]));
+    case "ECDSA": {
+      const arc = alg.hash === "SHA-384" ? "3" : alg.hash === "SHA-512" ? "4" : "2";
+      return derTlv(0x30, derOid(`1.2.840.10045.4.3.${arc}`));
+    }
+    default:
+      return derTlv(0x30, derOid("1.3.101.112")); // Ed25519: no parameters
+  }
+}
+
+/**
+ * The self-signed CA certificate (DER) kubeadm's `NewSelfSignedCACert` +
+ * Go's `x509.CreateCertificate` write for `input`: extensions in Go's order
+ * (KeyUsage, BasicConstraints, SubjectKeyIdentifier, SubjectAltName), no
+ * AuthorityKeyIdentifier (self-signed), ECDSA signatures DER-encoded.
+ *
+ * @example
+ * ```ts ignore
+ * const der = await caCertificateDer({ commonName: "kubernetes", serialHex: "1", notBefore,
+ *   notAfter, spki, privateKey });
+ * ```
+ */
+export async function caCertificateDer(input: CaCertificateInput): Promise<Uint8Array> {
+  const alg = signingAlgorithm(input.privateKey);
+  const algorithmId = signatureAlgorithmDer(alg);
+  const name = derTlv(
+    0x30,
+    derTlv(0x31, derTlv(0x30, derOid("2.5.4.3"), goStringDer(input.commonName))),
+  );
+  const serial = Buffer.from(
+    input.serialHex.length % 2 ? "0" + input.serialHex : input.serialHex,
+    "hex",
+  );
+  const extensions = [
+    // digitalSignature | keyEncipherment | keyCertSign: bits 0, 2, 5 (6 bits used).
+    extensionDer("2.5.29.15", true, new Uint8Array([0x03, 0x02, 0x02, 0xa4])),
+    // BasicConstraints { cA TRUE } (MaxPathLen -1: omitted).
+    extensionDer("2.5.29.19", true, derTlv(0x30, BOOL_TRUE)),
+    extensionDer("2.5.29.14", false, derTlv(0x04, subjectKeyId(input.spki))),
+  ];
+  // kubeadm: DNSNames: []string{cfg.CommonName} (only representable as IA5String).
+  if (/^[\x20-\x7e]+$/.test(input.commonName)) {
+    const dns = new Uint8Array(input.commonName.length);
+    for (let i = 0; i < dns.length; i++) dns[i] = input.commonName.charCodeAt(i);
+    extensions.push(extensionDer("2.5.29.17", false, derTlv(0x30, derTlv(0x82, dns))));
+  }
+  const tbs = derTlv(
+    0x30,
+    V3,
+    derPositiveInteger(serial),
+    algorithmId,
+    name,
+    derTlv(0x30, derTime(input.notBefore), derTime(input.notAfter)),
+    name,
+    input.spki,
+    derTlv(0xa3, derTlv(0x30, ...extensions)),
+  );
+  const raw = new Uint8Array(
+    await globalThis.crypto.subtle.sign(alg, input.privateKey, tbs as BufferSource),
+  );
+  // WebCrypto's ECDSA signature is r‖s; X.509 wants Ecdsa-Sig-Value ::= SEQUENCE { r, s }.
+  const signature = alg.name === "ECDSA"
+    ? derTlv(
+      0x30,
+      derPositiveInteger(raw.subarray(0, raw.length / 2)),
+      derPositiveInteger(raw.subarray(raw.length / 2)),
+    )
+    : raw;
+  return derTlv(0x30, tbs, algorithmId, derTlv(0x03, new Uint8Array([0]), signature));
 }
 
 /**
@@ -116,34 +231,14 @@ export async function createCa(opts: CaOptions): Promise<CreatedCa> {
   const keys = await generateKeyPair(opts.keyType);
   const spki = await exportSpki(keys.publicKey);
   const serialHex = randomSerialHex(opts.random);
-  const extensions: InstanceType<typeof x509.Extension>[] = [
-    new x509.KeyUsagesExtension(
-      x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment |
-        x509.KeyUsageFlags.keyCertSign,
-      true,
-    ),
-    new x509.BasicConstraintsExtension(true, undefined, true),
-    new x509.SubjectKeyIdentifierExtension(subjectKeyId(spki)),
-  ];
-  // kubeadm: DNSNames: []string{cfg.CommonName} (only representable as IA5String).
-  if (/^[\x20-\x7e]+$/.test(opts.commonName)) {
-    extensions.push(
-      new x509.SubjectAlternativeNameExtension([{ type: "dns", value: opts.commonName }]),
-    );
-  }
-  const name = new x509.Name([{ CN: [opts.commonName] }]);
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serialHex.length % 2 ? "0" + serialHex : serialHex,
-    subject: name,
-    issuer: name,
+  const certDer = await caCertificateDer({
+    commonName: opts.commonName,
+    serialHex,
     notBefore,
     notAfter,
-    publicKey: keys.publicKey,
-    signingKey: keys.privateKey,
-    signingAlgorithm: signingAlgorithm(keys.privateKey),
-    extensions,
+    spki,
+    privateKey: keys.privateKey,
   });
-  const certDer = new Uint8Array(cert.rawData);
   return {
     certPem: encodePem("CERTIFICATE", certDer),
     keyPem: await exportPrivateKeyPem(keys.privateKey),
