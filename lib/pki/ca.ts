@@ -7,23 +7,23 @@
  * (`CertificateBackdate`) and NotAfter = now + validity (default 87600h,
  * `CACertificateValidityPeriod`).
  *
- * The certificate is assembled from DER pieces (`der_encode.ts`) and signed
- * with WebCrypto: no ASN.1 schema library is loaded, so `ca create` starts as
- * cheaply as the other commands.
+ * The key is made, exported and signs with `node:crypto` key objects (under
+ * `deno run` the first WebCrypto key generation costs ~40 ms of start-up); the
+ * certificate is assembled from DER pieces (`der_encode.ts`): no ASN.1 schema
+ * library is loaded.
  *
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { Buffer } from "node:buffer";
 import {
-  describeKey,
-  exportPrivateKeyPem,
-  exportSpki,
-  generateKeyPair,
-  type KeyType,
-  signingAlgorithm,
-} from "./keys.ts";
+  createHash,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign as nodeSign,
+} from "node:crypto";
+import { Buffer } from "node:buffer";
+import type { KeyType } from "./keys.ts";
 import { children, readTlv, tlvContent } from "./der.ts";
 import { derOid, derPositiveInteger, derTime, derTlv } from "./der_encode.ts";
 import { encodePem } from "./pem.ts";
@@ -109,8 +109,83 @@ export interface CaCertificateInput {
   notAfter: Date;
   /** The DER SubjectPublicKeyInfo of `privateKey`'s public half. */
   spki: Uint8Array;
-  /** The signing key (WebCrypto: RSASSA-PKCS1-v1_5/SHA-256, ECDSA, Ed25519). */
-  privateKey: CryptoKey;
+  /** The signing key: RSA (PKCS #1 v1.5, SHA-256), ECDSA P-256/P-384/P-521, Ed25519. */
+  privateKey: KeyObject;
+}
+
+/** The node:crypto arguments that generate each key type (RSA with e = 65537). */
+function generate(type: KeyType): KeyObject {
+  switch (type) {
+    case "rsa-2048":
+    case "rsa-3072":
+    case "rsa-4096":
+      return generateKeyPairSync("rsa", {
+        modulusLength: Number(type.slice(4)),
+        publicExponent: 65537,
+      }).privateKey;
+    case "ecdsa-p256":
+      return generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+    case "ecdsa-p384":
+      return generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey;
+    case "ed25519":
+      return generateKeyPairSync("ed25519").privateKey;
+  }
+}
+
+const CURVES: Record<string, { name: string; hash: string; arc: string }> = {
+  prime256v1: { name: "P-256", hash: "sha256", arc: "2" },
+  "P-256": { name: "P-256", hash: "sha256", arc: "2" },
+  secp384r1: { name: "P-384", hash: "sha384", arc: "3" },
+  "P-384": { name: "P-384", hash: "sha384", arc: "3" },
+  secp521r1: { name: "P-521", hash: "sha512", arc: "4" },
+  "P-521": { name: "P-521", hash: "sha512", arc: "4" },
+};
+
+/** How a key signs as Go's `CreateCertificate` picks: digest, AlgorithmIdentifier, description. */
+interface Signing {
+  /** node:crypto digest name; `null` for Ed25519 (no pre-hash). */
+  hash: string | null;
+  ecdsa: boolean;
+  algorithmId: Uint8Array;
+  /** e.g. `RSA 2048`, `ECDSA P-256`, `Ed25519`. */
+  description: string;
+}
+
+function signing(key: KeyObject): Signing {
+  const details = key.asymmetricKeyDetails ?? {};
+  switch (key.asymmetricKeyType) {
+    case "rsa":
+      return {
+        hash: "sha256",
+        ecdsa: false,
+        // sha256WithRSAEncryption carries a NULL.
+        algorithmId: derTlv(
+          0x30,
+          derOid("1.2.840.113549.1.1.11"),
+          new Uint8Array([0x05, 0x00]),
+        ),
+        description: `RSA ${details.modulusLength}`,
+      };
+    case "ec": {
+      const c = CURVES[details.namedCurve ?? ""];
+      if (!c) throw new InputError(`unsupported EC curve ${details.namedCurve ?? "(unknown)"}`);
+      return {
+        hash: c.hash,
+        ecdsa: true,
+        algorithmId: derTlv(0x30, derOid(`1.2.840.10045.4.3.${c.arc}`)),
+        description: `ECDSA ${c.name}`,
+      };
+    }
+    case "ed25519":
+      return {
+        hash: null,
+        ecdsa: false,
+        algorithmId: derTlv(0x30, derOid("1.3.101.112")), // no parameters
+        description: "Ed25519",
+      };
+    default:
+      throw new InputError(`unsupported key algorithm ${key.asymmetricKeyType ?? "(unknown)"}`);
+  }
 }
 
 /**
@@ -135,35 +210,21 @@ function extensionDer(oid: string, critical: boolean, value: Uint8Array): Uint8A
     : derTlv(0x30, derOid(oid), derTlv(0x04, value));
 }
 
-/** Go's signature AlgorithmIdentifier for the key (sha256WithRSAEncryption carries a NULL). */
-function signatureAlgorithmDer(alg: Algorithm & { hash?: string }): Uint8Array {
-  switch (alg.name) {
-    case "RSASSA-PKCS1-v1_5":
-      return derTlv(0x30, derOid("1.2.840.113549.1.1.11"), new Uint8Array([0x05, 0x00]));
-    case "ECDSA": {
-      const arc = alg.hash === "SHA-384" ? "3" : alg.hash === "SHA-512" ? "4" : "2";
-      return derTlv(0x30, derOid(`1.2.840.10045.4.3.${arc}`));
-    }
-    default:
-      return derTlv(0x30, derOid("1.3.101.112")); // Ed25519: no parameters
-  }
-}
-
 /**
  * The self-signed CA certificate (DER) kubeadm's `NewSelfSignedCACert` +
  * Go's `x509.CreateCertificate` write for `input`: extensions in Go's order
  * (KeyUsage, BasicConstraints, SubjectKeyIdentifier, SubjectAltName), no
- * AuthorityKeyIdentifier (self-signed), ECDSA signatures DER-encoded.
+ * AuthorityKeyIdentifier (self-signed), ECDSA signatures DER-encoded
+ * (minimal INTEGERs, as Go's `ecdsa.SignASN1`).
  *
  * @example
  * ```ts ignore
- * const der = await caCertificateDer({ commonName: "kubernetes", serialHex: "1", notBefore,
+ * const der = caCertificateDer({ commonName: "kubernetes", serialHex: "1", notBefore,
  *   notAfter, spki, privateKey });
  * ```
  */
-export async function caCertificateDer(input: CaCertificateInput): Promise<Uint8Array> {
-  const alg = signingAlgorithm(input.privateKey);
-  const algorithmId = signatureAlgorithmDer(alg);
+export function caCertificateDer(input: CaCertificateInput): Uint8Array {
+  const { hash, ecdsa, algorithmId } = signing(input.privateKey);
   const name = derTlv(
     0x30,
     derTlv(0x31, derTlv(0x30, derOid("2.5.4.3"), goStringDer(input.commonName))),
@@ -196,17 +257,9 @@ export async function caCertificateDer(input: CaCertificateInput): Promise<Uint8
     input.spki,
     derTlv(0xa3, derTlv(0x30, ...extensions)),
   );
-  const raw = new Uint8Array(
-    await globalThis.crypto.subtle.sign(alg, input.privateKey, tbs as BufferSource),
+  const signature = new Uint8Array(
+    nodeSign(hash, tbs, ecdsa ? { key: input.privateKey, dsaEncoding: "der" } : input.privateKey),
   );
-  // WebCrypto's ECDSA signature is r‖s; X.509 wants Ecdsa-Sig-Value ::= SEQUENCE { r, s }.
-  const signature = alg.name === "ECDSA"
-    ? derTlv(
-      0x30,
-      derPositiveInteger(raw.subarray(0, raw.length / 2)),
-      derPositiveInteger(raw.subarray(raw.length / 2)),
-    )
-    : raw;
   return derTlv(0x30, tbs, algorithmId, derTlv(0x03, new Uint8Array([0]), signature));
 }
 
@@ -220,7 +273,12 @@ export async function caCertificateDer(input: CaCertificateInput): Promise<Uint8
  * ca.hash; // "sha256:…"
  * ```
  */
-export async function createCa(opts: CaOptions): Promise<CreatedCa> {
+export function createCa(opts: CaOptions): Promise<CreatedCa> {
+  // Synchronous work behind the promise API callers await (refusals reject).
+  return Promise.resolve(opts).then(makeCa);
+}
+
+function makeCa(opts: CaOptions): CreatedCa {
   if (opts.commonName === "") throw new InputError("--cn must not be empty");
   if (!(opts.validityMs > 0)) throw new InputError("validity must be positive");
   const notBefore = wholeSeconds(opts.now.getTime() - CA_BACKDATE_MS);
@@ -228,25 +286,28 @@ export async function createCa(opts: CaOptions): Promise<CreatedCa> {
   if (notAfter.getUTCFullYear() > 9999) {
     throw new InputError("validity ends after the year 9999");
   }
-  const keys = await generateKeyPair(opts.keyType);
-  const spki = await exportSpki(keys.publicKey);
+  const privateKey = generate(opts.keyType);
+  const spki = new Uint8Array(createPublicKey(privateKey).export({ type: "spki", format: "der" }));
   const serialHex = randomSerialHex(opts.random);
-  const certDer = await caCertificateDer({
+  const certDer = caCertificateDer({
     commonName: opts.commonName,
     serialHex,
     notBefore,
     notAfter,
     spki,
-    privateKey: keys.privateKey,
+    privateKey,
   });
+  // As client-go's keyutil.MarshalPrivateKeyToPEM: PKCS #1, SEC 1, PKCS #8.
+  const kind = privateKey.asymmetricKeyType;
+  const keyFormat = kind === "rsa" ? "pkcs1" : kind === "ec" ? "sec1" : "pkcs8";
   return {
     certPem: encodePem("CERTIFICATE", certDer),
-    keyPem: await exportPrivateKeyPem(keys.privateKey),
+    keyPem: String(privateKey.export({ type: keyFormat, format: "pem" })),
     certDer,
     serialHex,
     notBefore,
     notAfter,
     hash: spkiHash(spki),
-    keyDescription: describeKey(keys.privateKey),
+    keyDescription: signing(privateKey).description,
   };
 }

@@ -13,16 +13,40 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { caCertificateDer, type CaCertificateInput } from "../../lib/pki/ca.ts";
-import { exportSpki, generateKeyPair, type KeyType, signingAlgorithm } from "../../lib/pki/keys.ts";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { caCertificateDer, type CaCertificateInput, createCa } from "../../lib/pki/ca.ts";
+import {
+  describeKey,
+  importPrivateKeyPem,
+  type KeyType,
+  signingAlgorithm,
+} from "../../lib/pki/keys.ts";
+import { spkiOf } from "../../lib/pki/pin.ts";
 import { children, readTlv, tlvBytes, tlvContent } from "../../lib/pki/der.ts";
 import { encodePem } from "../../lib/pki/pem.ts";
 import { checkSignature } from "../../lib/pki/x509_signature.ts";
 import { x509 } from "../../lib/pki/x509.ts";
 import { tempDir } from "../_cli.ts";
 
+/** A node:crypto key of `type`, its SPKI, and the same key pair in WebCrypto. */
+async function keyOf(type: KeyType) {
+  const privateKey: KeyObject = type.startsWith("rsa")
+    ? generateKeyPairSync("rsa", { modulusLength: Number(type.slice(4)), publicExponent: 65537 })
+      .privateKey
+    : type === "ed25519"
+    ? generateKeyPairSync("ed25519").privateKey
+    : generateKeyPairSync("ec", { namedCurve: type === "ecdsa-p256" ? "P-256" : "P-384" })
+      .privateKey;
+  const pem = String(privateKey.export({ type: "pkcs8", format: "pem" }));
+  const web = await importPrivateKeyPem(pem, "test key");
+  return { privateKey, spki: web.spki, web };
+}
+
 /** The certificate as lib/pki/ca.ts built it before (through @peculiar/x509). */
-async function viaPeculiar(input: CaCertificateInput, publicKey: CryptoKey): Promise<Uint8Array> {
+async function viaPeculiar(
+  input: CaCertificateInput,
+  web: { privateKey: CryptoKey; publicKey: CryptoKey },
+): Promise<Uint8Array> {
   const extensions: InstanceType<typeof x509.Extension>[] = [
     new x509.KeyUsagesExtension(
       x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment |
@@ -44,9 +68,9 @@ async function viaPeculiar(input: CaCertificateInput, publicKey: CryptoKey): Pro
     issuer: name,
     notBefore: input.notBefore,
     notAfter: input.notAfter,
-    publicKey,
-    signingKey: input.privateKey,
-    signingAlgorithm: signingAlgorithm(input.privateKey),
+    publicKey: web.publicKey,
+    signingKey: web.privateKey,
+    signingAlgorithm: signingAlgorithm(web.privateKey),
     extensions,
   });
   return new Uint8Array(cert.rawData);
@@ -138,8 +162,7 @@ const TYPES: KeyType[] = [
 
 for (const type of TYPES) {
   Deno.test(`caCertificateDer() writes the bytes @peculiar/x509 wrote, ${type}`, async () => {
-    const keys = await generateKeyPair(type);
-    const spki = await exportSpki(keys.publicKey);
+    const { privateKey, spki, web } = await keyOf(type);
     const cases: CaCertificateInput[] = [];
     for (const [cn] of NAMES) {
       cases.push({
@@ -148,7 +171,7 @@ for (const type of TYPES) {
         notBefore: new Date(CLOCKS[0]![0]),
         notAfter: new Date(CLOCKS[0]![1]),
         spki,
-        privateKey: keys.privateKey,
+        privateKey,
       });
     }
     for (const serialHex of SERIALS) {
@@ -159,13 +182,13 @@ for (const type of TYPES) {
           notBefore: new Date(nb),
           notAfter: new Date(na),
           spki,
-          privateKey: keys.privateKey,
+          privateKey,
         });
       }
     }
     for (const c of cases) {
-      const mine = await caCertificateDer(c);
-      const theirs = await viaPeculiar(c, keys.publicKey);
+      const mine = caCertificateDer(c);
+      const theirs = await viaPeculiar(c, web);
       const [tbs, alg, sig] = parts(mine);
       const [tbs2, alg2] = parts(theirs);
       const what = `${type} CN=${JSON.stringify(c.commonName)} serial ${c.serialHex}`;
@@ -192,16 +215,15 @@ for (const type of TYPES) {
 }
 
 Deno.test("caCertificateDer() picks a CN's string type as Go's encoding/asn1 does", async () => {
-  const keys = await generateKeyPair("ed25519");
-  const spki = await exportSpki(keys.publicKey);
+  const { privateKey, spki } = await keyOf("ed25519");
   for (const [cn, want] of NAMES) {
-    const der = await caCertificateDer({
+    const der = caCertificateDer({
       commonName: cn,
       serialHex: "1",
       notBefore: new Date(CLOCKS[0]![0]),
       notAfter: new Date(CLOCKS[0]![1]),
       spki,
-      privateKey: keys.privateKey,
+      privateKey,
     });
     // tbs: version, serial, signature, issuer → RDN → ATV → value
     const tbsT = children(der, readTlv(der, 0))[0]!;
@@ -219,19 +241,47 @@ Deno.test({
   ignore: !hasOpenssl,
   fn: async () => {
     for (const type of TYPES) {
-      const keys = await generateKeyPair(type);
-      const spki = await exportSpki(keys.publicKey);
+      const { privateKey, spki } = await keyOf(type);
       for (const [cn] of type === "ecdsa-p256" ? NAMES : NAMES.slice(0, 4)) {
-        const der = await caCertificateDer({
+        const der = caCertificateDer({
           commonName: cn,
           serialHex: "80",
           notBefore: new Date(CLOCKS[0]![0]),
           notAfter: new Date(CLOCKS[0]![1]),
           spki,
-          privateKey: keys.privateKey,
+          privateKey,
         });
         opensslChecks(der, cn);
       }
     }
   },
+});
+
+const LABELS: Record<KeyType, string> = {
+  "rsa-2048": "RSA PRIVATE KEY",
+  "rsa-3072": "RSA PRIVATE KEY",
+  "rsa-4096": "RSA PRIVATE KEY",
+  "ecdsa-p256": "EC PRIVATE KEY",
+  "ecdsa-p384": "EC PRIVATE KEY",
+  "ed25519": "PRIVATE KEY",
+};
+
+Deno.test("createCa() writes the key kubeadm would (PKCS#1, SEC 1, PKCS#8) for the certificate's public key", async () => {
+  for (const type of TYPES) {
+    const ca = await createCa({
+      commonName: "kubernetes",
+      keyType: type,
+      now: new Date("2026-03-01T12:00:00Z"),
+      validityMs: 3600_000,
+    });
+    assert.ok(ca.keyPem.startsWith(`-----BEGIN ${LABELS[type]}-----\n`), type);
+    const key = await importPrivateKeyPem(ca.keyPem, "ca.key");
+    assert.deepEqual(key.spki, spkiOf(ca.certDer), type);
+    // The description the WebCrypto path gave.
+    assert.equal(ca.keyDescription, describeKey(key.privateKey), type);
+    const [tbs, , sig] = parts(ca.certDer);
+    const bits = tlvContent(sig!, readTlv(sig!, 0)).subarray(1);
+    const family = type.startsWith("rsa") ? "RSA" : type.startsWith("ecdsa") ? "ECDSA" : "Ed25519";
+    assert.equal(checkSignature(GO_NAMES[type], tbs!, bits, family, key.spki, false), undefined);
+  }
 });
