@@ -240,8 +240,10 @@ export function caCertificateDer(input: CaCertificateInput): Uint8Array {
     extensionDer("2.5.29.19", true, derTlv(0x30, BOOL_TRUE)),
     extensionDer("2.5.29.14", false, derTlv(0x04, subjectKeyId(input.spki))),
   ];
-  // kubeadm: DNSNames: []string{cfg.CommonName} (only representable as IA5String).
-  if (/^[\x20-\x7e]+$/.test(input.commonName)) {
+  // kubeadm: DNSNames: []string{cfg.CommonName}. Go's marshalSANs takes any
+  // IA5String (ASCII, control characters included) and refuses other names;
+  // joinkit leaves the SAN out for a CN that is not ASCII.
+  if (!/[\u0080-\uffff]/.test(input.commonName)) {
     const dns = new Uint8Array(input.commonName.length);
     for (let i = 0; i < dns.length; i++) dns[i] = input.commonName.charCodeAt(i);
     extensions.push(extensionDer("2.5.29.17", false, derTlv(0x30, derTlv(0x82, dns))));

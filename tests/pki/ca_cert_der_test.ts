@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { Buffer } from "node:buffer";
 import { caCertificateDer, type CaCertificateInput, createCa } from "../../lib/pki/ca.ts";
 import {
   describeKey,
@@ -57,7 +58,10 @@ async function viaPeculiar(
     new x509.BasicConstraintsExtension(true, undefined, true),
     new x509.SubjectKeyIdentifierExtension(await ski(input.spki)),
   ];
-  if (/^[\x20-\x7e]+$/.test(input.commonName)) {
+  // The old code took [\x20-\x7e] only; Go's marshalSANs writes any IA5String
+  // (ASCII), so the new code follows Go and the old path here does too: they
+  // differed only for CNs with control characters or DEL (see the test below).
+  if (!/[\u0080-\uffff]/.test(input.commonName)) {
     extensions.push(
       new x509.SubjectAlternativeNameExtension([{ type: "dns", value: input.commonName }]),
     );
@@ -139,6 +143,7 @@ const NAMES: [string, "PrintableString" | "UTF8String"][] = [
   ["emoji 🔐", "UTF8String"],
   [" ", "PrintableString"],
   ["tab\there", "UTF8String"],
+  ["del\x7f", "UTF8String"],
   ["k".repeat(64), "PrintableString"],
   ["k".repeat(300), "PrintableString"],
   ["é".repeat(200), "UTF8String"],
@@ -295,4 +300,26 @@ Deno.test("ca create's modules import no @peculiar package, reflect-metadata, ts
   }
   // The pattern sees them where they are imported, so the check above can fail.
   assert.ok(staticGraph("lib/pki/x509.ts").filter((s) => X509_LIBS.test(s)).length >= 3);
+});
+
+Deno.test("caCertificateDer() writes the SAN for an ASCII CN with control characters, as Go's marshalSANs", async () => {
+  const { privateKey, spki } = await keyOf("ed25519");
+  for (
+    const [cn, san] of [["tab\there", true], ["del\x7f", true], ["kübernetes", false]] as const
+  ) {
+    const der = caCertificateDer({
+      commonName: cn,
+      serialHex: "1",
+      notBefore: new Date(CLOCKS[0]![0]),
+      notAfter: new Date(CLOCKS[0]![1]),
+      spki,
+      privateKey,
+    });
+    // 06 03 55 1d 11 (subjectAltName) … 82 <len> <cn>
+    const hex = Buffer.from(der).toString("hex");
+    const want = "82" + cn.length.toString(16).padStart(2, "0") +
+      Buffer.from(cn, "latin1").toString("hex");
+    assert.equal(hex.includes("0603551d11"), san, JSON.stringify(cn));
+    assert.equal(hex.includes(want), san, JSON.stringify(cn));
+  }
 });
