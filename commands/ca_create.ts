@@ -41,7 +41,8 @@ export const command: Command = {
   options: FLAGS.options,
   help: `Create a cluster CA: ca.crt and ca.key, as 'kubeadm init phase certs ca' does.
 
-The certificate is self-signed with subject CN=<cn> only, SAN DNS:<cn>,
+The certificate is self-signed with subject CN=<cn> only (a PrintableString
+when Go would write one, else UTF8String), SAN DNS:<cn> (when <cn> is ASCII),
 BasicConstraints CA:TRUE (critical), KeyUsage digitalSignature,
 keyEncipherment, keyCertSign (critical), a SubjectKeyIdentifier and a random
 positive 63-bit serial. Like kubeadm, NotBefore is backdated 5 minutes (clock
