@@ -67,9 +67,13 @@ export function emptyName(): Name {
   };
 }
 
-/** Go's asn1 `isPrintable` for marshalling (`*` allowed, `&` not). */
+/**
+ * Whether Go's `asn1.Marshal` writes an untagged string as a PrintableString
+ * (`makeField`: `isPrintable(b, rejectAsterisk, rejectAmpersand)` for every
+ * character), not a UTF8String.
+ */
 function isPrintable(s: string): boolean {
-  return /^[A-Za-z0-9 '()+,\-./:=?*]*$/.test(s);
+  return /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(s);
 }
 
 const oidDer = new Map<string, Uint8Array>();
