@@ -703,11 +703,16 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
  * Failpoint for tests/file_safety_test.ts: `JOINKIT_TEST_PAUSE=written:MS`
  * holds the process once the temporary files are written, `moved:MS` after
  * each move but the last, so the test can kill it inside those windows
- * instead of hoping to. Unset, it costs one environment lookup.
+ * instead of hoping to; with `JOINKIT_TEST_PAUSE_MARK=FILE` it writes the
+ * failpoint's name to FILE when it gets there (a temporary file is visible
+ * before it is written, so its presence alone does not say the pause is
+ * reached). Unset, it costs one environment lookup.
  */
 function testPause(at: "written" | "moved"): void {
   const m = /^(written|moved):(\d+)$/.exec(process.env.JOINKIT_TEST_PAUSE ?? "");
   if (!m || m[1] !== at) return;
+  const mark = process.env.JOINKIT_TEST_PAUSE_MARK;
+  if (mark) nodeFs().writeFileSync(mark, at);
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(Number(m[2]), 10_000));
 }
 

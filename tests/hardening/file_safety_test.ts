@@ -273,17 +273,20 @@ Deno.test("CLI killed inside the write windows (failpoint): old files intact, th
       key: fs.readFileSync(path.join(out, "ca.key"), "utf8"),
     };
     const [cmd, ...pre] = cliCommand();
+    const mark = path.join(dir, "pause-mark");
     const start = (at: string) => {
+      fs.rmSync(mark, { force: true });
       const child = spawn(cmd!, [...pre, ...base, "--force"], {
         stdio: "ignore",
-        env: { ...process.env, JOINKIT_TEST_PAUSE: `${at}:10000` },
+        env: { ...process.env, JOINKIT_TEST_PAUSE: `${at}:10000`, JOINKIT_TEST_PAUSE_MARK: mark },
       });
       return { child, done: new Promise<void>((r) => child.on("close", () => r())) };
     };
     const temps = () => fs.readdirSync(out).filter((n) => TEMP.test(n));
     // 1. Killed after the temporaries are written, before any move: both targets are the old ones.
     let run = start("written");
-    await until(() => temps().length === 2, "two temporary files");
+    await until(() => fs.existsSync(mark), "the pause after the writes");
+    assert.equal(temps().length, 2);
     run.child.kill("SIGKILL");
     await run.done;
     assert.equal(fs.readFileSync(path.join(out, "ca.crt"), "utf8"), old.crt);
