@@ -7,6 +7,7 @@
 import * as path from "node:path";
 import { DEFAULT_KEY_TYPE, KEY_TYPES } from "../lib/pki/keys.ts";
 import { formatRfc3339 } from "../lib/go/time.ts";
+import { UsageError } from "../lib/base/errors.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
@@ -42,8 +43,8 @@ export const command: Command = {
   help: `Create a cluster CA: ca.crt and ca.key, as 'kubeadm init phase certs ca' does.
 
 The certificate is self-signed with subject CN=<cn> only (a PrintableString
-when Go would write one, else UTF8String), SAN DNS:<cn> (when <cn> is ASCII),
-BasicConstraints CA:TRUE (critical), KeyUsage digitalSignature,
+when Go would write one, else UTF8String), SAN DNS:<cn> (so <cn> must be ASCII,
+as Go requires), BasicConstraints CA:TRUE (critical), KeyUsage digitalSignature,
 keyEncipherment, keyCertSign (critical), a SubjectKeyIdentifier and a random
 positive 63-bit serial. Like kubeadm, NotBefore is backdated 5 minutes (clock
 skew) and NotAfter is now + --ttl. ca.crt is written 0644, ca.key 0600
@@ -80,7 +81,9 @@ Examples:
     const force = flagBool(ctx.flags, "force");
     const certPath = path.join(outDir, "ca.crt");
     const keyPath = path.join(outDir, "ca.key");
-    const { createCa, DEFAULT_CA_VALIDITY_MS } = await import("../lib/pki/ca.ts");
+    const { caNameError, createCa, DEFAULT_CA_VALIDITY_MS } = await import("../lib/pki/ca.ts");
+    const badName = caNameError(commonName);
+    if (badName) throw new UsageError(`--cn: ${badName}`);
     const validityMs = flagDuration(ctx.flags, "ttl", 1000) ?? DEFAULT_CA_VALIDITY_MS;
     const ca = await createCa({ commonName, keyType, now: ctx.now, validityMs });
     ensureDir(outDir, 0o700);

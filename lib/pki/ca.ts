@@ -29,6 +29,7 @@ import { derOid, derPositiveInteger, derTime, derTlv } from "./der_encode.ts";
 import { encodePem } from "./pem.ts";
 import { spkiHash } from "./pin.ts";
 import { InputError } from "../base/errors.ts";
+import { goQuote } from "../go/quote.ts";
 import { cryptoRandom, type RandomBytes } from "../base/random.ts";
 
 /** kubeadm's `CertificateBackdate`: NotBefore is this much before now. */
@@ -241,8 +242,8 @@ export function caCertificateDer(input: CaCertificateInput): Uint8Array {
     extensionDer("2.5.29.14", false, derTlv(0x04, subjectKeyId(input.spki))),
   ];
   // kubeadm: DNSNames: []string{cfg.CommonName}. Go's marshalSANs takes any
-  // IA5String (ASCII, control characters included) and refuses other names;
-  // joinkit leaves the SAN out for a CN that is not ASCII.
+  // IA5String (ASCII, control characters included) and refuses other names
+  // (createCa refuses them as Go does; this builder leaves the SAN out).
   if (!/[\u0080-\uffff]/.test(input.commonName)) {
     const dns = new Uint8Array(input.commonName.length);
     for (let i = 0; i < dns.length; i++) dns[i] = input.commonName.charCodeAt(i);
@@ -266,6 +267,17 @@ export function caCertificateDer(input: CaCertificateInput): Uint8Array {
 }
 
 /**
+ * Why Go's `CreateCertificate` would refuse kubeadm's CA template for this
+ * common name, or undefined: kubeadm puts the name in the SAN as a DNS name,
+ * and `marshalSANs` takes only IA5String (ASCII) names.
+ */
+export function caNameError(commonName: string): string | undefined {
+  return /[\u0080-\uffff]/.test(commonName)
+    ? `x509: ${goQuote(commonName)} cannot be encoded as an IA5String`
+    : undefined;
+}
+
+/**
  * Creates a self-signed CA the way kubeadm does (see the module doc).
  *
  * @example
@@ -282,6 +294,8 @@ export function createCa(opts: CaOptions): Promise<CreatedCa> {
 
 function makeCa(opts: CaOptions): CreatedCa {
   if (opts.commonName === "") throw new InputError("--cn must not be empty");
+  const bad = caNameError(opts.commonName);
+  if (bad) throw new InputError(bad);
   if (!(opts.validityMs > 0)) throw new InputError("validity must be positive");
   const notBefore = wholeSeconds(opts.now.getTime() - CA_BACKDATE_MS);
   const notAfter = wholeSeconds(opts.now.getTime() + opts.validityMs);

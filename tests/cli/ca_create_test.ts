@@ -169,6 +169,13 @@ const USAGE: [string, string[], string][] = [
     'error: --key-type must be one of rsa-2048|rsa-3072|rsa-4096|ecdsa-p256|ecdsa-p384|ed25519, got "rsa-1024"\n',
   ],
   ["empty --cn", ["--cn", ""], "error: --cn must not be empty\n"],
+  // Go's CreateCertificate on kubeadm's template (DNSNames: the CN), as Go 1.23 words it.
+  [
+    "a non-ASCII --cn",
+    ["--cn", "日本"],
+    'error: --cn: x509: "日本" cannot be encoded as an IA5String\n',
+  ],
+  ["a --cn with é", ["--cn", "é"], 'error: --cn: x509: "é" cannot be encoded as an IA5String\n'],
   ["an argument", ["extra"], 'error: unexpected argument "extra"\n'],
 ];
 for (const [what, args, stderr] of USAGE) {
