@@ -4,9 +4,8 @@
  * `PermissiveSigningPolicy` (5-minute backdate, 8-hour short-cert rule, CA
  * expiry truncation, usages → KU/EKU, CA bit false, CSR extensions dropped)
  * and `CertificateAuthority.Sign` (CSR signature check, random 128-bit
- * serial, subject and SANs copied). Certificates are made with
- * `@peculiar/x509`'s ASN.1 schema and algorithm provider and signed with
- * WebCrypto.
+ * serial, subject and SANs copied). Certificates are assembled from DER
+ * pieces and signed with `node:crypto` (or WebCrypto).
  *
  * @module
  */
@@ -34,7 +33,7 @@ import { extension, sanExtension } from "../pki/pkix_encode.ts";
 import { goNameDer } from "../pki/pkix_name.ts";
 import { signingAlgorithm } from "../pki/keys.ts";
 import { ekuOid, keyUsagesFromStrings } from "../pki/usages.ts";
-import { x509 } from "../pki/x509.ts";
+import { ecdsaSignatureDer, signatureAlgorithmDer } from "../pki/sigalg.ts";
 import { derPositiveInteger, derTime, derTlv } from "../pki/der_encode.ts";
 import { type KeyObject, sign as nodeSign } from "node:crypto";
 
@@ -133,8 +132,6 @@ export interface SigningCa {
   key: CryptoKey;
   /** The WebCrypto signing algorithm (with the curve for ECDSA). */
   algorithm: Algorithm & { hash?: string; namedCurve?: string };
-  /** The signature AlgorithmIdentifier, as the library encodes it. */
-  algorithmId: asn1X509.AlgorithmIdentifier;
   /** The CA's subject, the issuer of what it signs. */
   issuer: asn1X509.Name;
   /** The authorityKeyIdentifier extension (from the CA's SKI), if it has one. */
@@ -144,7 +141,7 @@ export interface SigningCa {
    * then synchronous, without WebCrypto's per-call round trip.
    */
   nodeKey?: KeyObject | undefined;
-  /** DER of `algorithmId`, `issuer` and `aki`, encoded once for every certificate. */
+  /** DER of the signature AlgorithmIdentifier, `issuer` and `aki`, encoded once for every certificate. */
   der: { algorithmId: Uint8Array; issuer: Uint8Array; aki: Uint8Array | undefined };
 }
 
@@ -158,7 +155,12 @@ export function signingCa(cert: Cert, privateKey: CryptoKey, nodeKey?: KeyObject
     throw new InputError((e as Error).message);
   }
   const ski = cert.subjectKeyId;
-  const algorithmId = new x509.AlgorithmProvider().toAsnAlgorithm(algorithm);
+  let algorithmId: Uint8Array;
+  try {
+    algorithmId = signatureAlgorithmDer(algorithm);
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
   const issuer = AsnConvert.parse(cert.subjectDer as BufferSource, asn1X509.Name);
   const aki = ski && ski.length
     ? extension(
@@ -173,12 +175,11 @@ export function signingCa(cert: Cert, privateKey: CryptoKey, nodeKey?: KeyObject
     cert,
     key: privateKey,
     algorithm,
-    algorithmId,
     issuer,
     aki,
     nodeKey,
     der: {
-      algorithmId: serialized(algorithmId),
+      algorithmId,
       issuer: serialized(issuer),
       aki: aki && serialized(aki),
     },
@@ -294,11 +295,9 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
       );
     } else {
       const raw = await globalThis.crypto.subtle.sign(ca.algorithm, ca.key, tbs as BufferSource);
-      const value = ca.algorithm.name === "ECDSA"
-        ? new x509.AsnEcSignatureFormatter().toAsnSignature(ca.algorithm, raw)
-        : raw;
-      if (!value) throw new Error("cannot encode the ECDSA signature");
-      signature = new Uint8Array(value);
+      signature = ca.algorithm.name === "ECDSA"
+        ? ecdsaSignatureDer(new Uint8Array(raw))
+        : new Uint8Array(raw);
     }
     return derTlv(0x30, tbs, ca.der.algorithmId, derTlv(0x03, ZERO, signature));
   } catch (e) {

@@ -3,9 +3,10 @@
  * names it, and checking a signature made by a SubjectPublicKeyInfo (RSA
  * PKCS#1 v1.5 and PSS, ECDSA, Ed25519) with WebCrypto and Go's reasons.
  *
- * Reading loads no library (the certificate parser names every certificate's
- * algorithm at start-up); only {@link checkSignature} loads `@peculiar/x509`
- * (its ECDSA signature formatter), when it checks an ECDSA signature.
+ * Also the encodings a signer writes: the signature AlgorithmIdentifier Go
+ * writes for a WebCrypto algorithm, and ECDSA signatures between WebCrypto's
+ * raw r‖s and DER's ECDSA-Sig-Value. Loads no library (the certificate parser
+ * names every certificate's algorithm at start-up).
  *
  * @module
  */
@@ -13,12 +14,15 @@
 import { Buffer } from "node:buffer";
 import type { KeyInfo } from "./pkix_key.ts";
 import {
+  DerCursor,
   goAlgorithmIdentifier,
   type GoElement,
   goField,
   goParseInt64,
   goTagAndLength,
+  Tag,
 } from "./der.ts";
+import { derOid, derPositiveInteger, derTlv } from "./der_encode.ts";
 
 /** A signature algorithm as read: its OID and the WebCrypto form (hash, PSS salt). */
 export interface SigAlg {
@@ -131,14 +135,10 @@ export async function checkSignature(s: Signed, key: KeyInfo): Promise<string | 
     }
     params = { name: "ECDSA", namedCurve: key.curve!, hash: hash! };
   } else params = { name: "Ed25519" };
-  let sig: BufferSource | null = s.signature as BufferSource;
+  let sig: BufferSource | undefined = s.signature as BufferSource;
   if (family === "ECDSA") {
-    const { x509 } = await import("./x509.ts");
-    try {
-      sig = new x509.AsnEcSignatureFormatter().toWebSignature(params, s.signature as BufferSource);
-    } catch {
-      sig = null; // not a DER ECDSA-Sig-Value: Go says the verification failed
-    }
+    // Not a DER ECDSA-Sig-Value Go's parseSignature takes: Go says the verification failed.
+    sig = ecdsaSignatureRaw(s.signature, key.curve!) as BufferSource | undefined;
   }
   try {
     const ck = await importVerifyKey(key.spki, params);
@@ -273,4 +273,113 @@ export function sigAlgFromAi(oid: string, params: Uint8Array | undefined): SigAl
     ? { name: "ECDSA", hash: { name: hash } }
     : { name: "RSASSA-PKCS1-v1_5", hash: { name: hash } };
   return { oid, goName, web };
+}
+
+/**
+ * Each curve WebCrypto verifies: its field size in bytes (the width of r and
+ * s in r‖s) and its order n (FIPS 186 / SEC 2).
+ */
+const EC_ORDER: Record<string, { size: number; n: bigint }> = {
+  "P-256": {
+    size: 32,
+    n: 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n,
+  },
+  "P-384": {
+    size: 48,
+    n: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
+  },
+  "P-521": {
+    size: 66,
+    n: 0x1fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
+  },
+};
+
+const toBigInt = (b: Uint8Array) => {
+  let n = 0n;
+  for (const x of b) n = (n << 8n) | BigInt(x);
+  return n;
+};
+
+/**
+ * Go's `ecdsa.VerifyASN1` reading of an ECDSA signature (`parseSignature`:
+ * one DER SEQUENCE and nothing after it, of two minimal, non-negative
+ * INTEGERs and nothing else, read as cryptobyte reads them) as WebCrypto's
+ * raw r‖s for `curve` (P-256, P-384, P-521), each left-padded to the field
+ * size. `undefined` where Go's verdict is a failure before any arithmetic:
+ * malformed DER, r or s not in [1, n−1] (`verifyNISTEC`), an unknown curve.
+ *
+ * @example
+ * ```ts
+ * ecdsaSignatureRaw(new Uint8Array([0x30, 6, 2, 1, 1, 2, 1, 2]), "P-256")!.length; // 64
+ * ```
+ */
+export function ecdsaSignatureRaw(der: Uint8Array, curve: string): Uint8Array | undefined {
+  const c = Object.hasOwn(EC_ORDER, curve) ? EC_ORDER[curve]! : undefined;
+  if (!c) return undefined;
+  const size = c.size;
+  const input = DerCursor.all(der);
+  const inner = input.enter(Tag.SEQUENCE);
+  if (!inner || !input.empty()) return undefined;
+  const out = new Uint8Array(2 * size);
+  for (let i = 0; i < 2; i++) {
+    let v = inner.readInteger();
+    if (!v || (v[0]! & 0x80) !== 0) return undefined; // absent, non-minimal or negative
+    while (v.length > 1 && v[0] === 0) v = v.subarray(1);
+    if (v.length > size || (v.length === 1 && v[0] === 0) || toBigInt(v) >= c.n) return undefined;
+    out.set(v, (i + 1) * size - v.length);
+  }
+  return inner.empty() ? out : undefined;
+}
+
+/**
+ * A DER ECDSA-Sig-Value from WebCrypto's raw r‖s (two halves of equal
+ * length), as Go's `SignASN1` writes it: minimal INTEGERs, a leading zero
+ * byte where the top bit is set.
+ *
+ * @example
+ * ```ts
+ * ecdsaSignatureDer(new Uint8Array([0, 1, 0x80, 2])); // 30 07 02 01 01 02 02 00 80 02
+ * ```
+ */
+export function ecdsaSignatureDer(raw: Uint8Array): Uint8Array {
+  if (raw.length === 0 || raw.length % 2 !== 0) {
+    throw new Error("cannot encode the ECDSA signature");
+  }
+  const half = raw.length / 2;
+  return derTlv(
+    Tag.SEQUENCE,
+    derPositiveInteger(raw.subarray(0, half)),
+    derPositiveInteger(raw.subarray(half)),
+  );
+}
+
+/** The signature OIDs Go writes, by WebCrypto algorithm and hash; RSA's carry NULL parameters. */
+const SIGN_OIDS: Record<string, [string, boolean]> = {
+  "ECDSA SHA-256": ["1.2.840.10045.4.3.2", false],
+  "ECDSA SHA-384": ["1.2.840.10045.4.3.3", false],
+  "ECDSA SHA-512": ["1.2.840.10045.4.3.4", false],
+  "RSASSA-PKCS1-v1_5 SHA-256": ["1.2.840.113549.1.1.11", true],
+  "RSASSA-PKCS1-v1_5 SHA-384": ["1.2.840.113549.1.1.12", true],
+  "RSASSA-PKCS1-v1_5 SHA-512": ["1.2.840.113549.1.1.13", true],
+  "Ed25519": ["1.3.101.112", false],
+};
+
+const NULL_DER = new Uint8Array([0x05, 0x00]);
+
+/**
+ * The DER signature AlgorithmIdentifier Go's `crypto/x509` writes for a
+ * WebCrypto signing algorithm: ecdsa-with-SHA256/384/512 and Ed25519 with
+ * absent parameters, sha256/384/512WithRSAEncryption with NULL. Throws for
+ * any other algorithm.
+ *
+ * @example
+ * ```ts
+ * signatureAlgorithmDer({ name: "Ed25519" }); // 30 05 06 03 2b 65 70
+ * ```
+ */
+export function signatureAlgorithmDer(alg: Algorithm & { hash?: Algorithm | string }): Uint8Array {
+  const hash = hashName(alg.hash);
+  const entry = SIGN_OIDS[alg.name === "Ed25519" ? alg.name : `${alg.name} ${hash}`];
+  if (!entry) throw new Error(`unsupported signing algorithm ${alg.name} ${hash ?? ""}`.trim());
+  return derTlv(Tag.SEQUENCE, derOid(entry[0]), ...entry[1] ? [NULL_DER] : []);
 }
