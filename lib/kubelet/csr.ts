@@ -1,8 +1,7 @@
 /**
  * PKCS#10 certificate signing requests: parsing (a port of Go's
  * `x509.ParseCertificateRequest` and the encoding/asn1 rules it decodes with), signature checking, creation
- * (as client-go's `cert.MakeCSR`, with `@peculiar/x509`'s
- * `Pkcs10CertificateRequestGenerator`), and the kubelet's deterministic
+ * (as client-go's `cert.MakeCSR`, assembled from DER pieces), and the kubelet's deterministic
  * bootstrap CSR object name (`digestedName`).
  *
  * @module
@@ -31,7 +30,7 @@ import {
 } from "../pki/der.ts";
 import { InputError } from "../base/errors.ts";
 import { decodePem, encodePem } from "../pki/pem.ts";
-import { goName, sanExtension } from "../pki/pkix_encode.ts";
+import { sanExtension } from "../pki/pkix_encode.ts";
 import { emptySans, EXT, type Extension, goParseSan, type Sans, sansEmpty } from "../pki/pkix.ts";
 import {
   goParsePublicKey,
@@ -46,14 +45,21 @@ import {
   decodeUtf8,
   emptyName,
   fillName,
+  goNameDer,
   isIa5,
   isPrintableByte,
   type Name,
   type NameAttribute,
 } from "../pki/pkix_name.ts";
-import { checkSignature, type SigAlg, sigAlgFromAi } from "../pki/sigalg.ts";
+import {
+  checkSignature,
+  ecdsaSignatureDer,
+  type SigAlg,
+  sigAlgFromAi,
+  signatureAlgorithmDer,
+} from "../pki/sigalg.ts";
 import { signingAlgorithm } from "../pki/keys.ts";
-import { x509 } from "../pki/x509.ts";
+import { derOid, derTlv } from "../pki/der_encode.ts";
 
 const OID_EXTENSION_REQUEST = "1.2.840.113549.1.9.14";
 
@@ -370,45 +376,48 @@ export interface CsrTemplate {
   ips?: string[];
 }
 
-/** Imports the public half of a key pair for the request generator. */
-function publicCryptoKey(privateKey: CryptoKey, spki: Uint8Array): Promise<CryptoKey> {
-  const a = privateKey.algorithm as Algorithm & { namedCurve?: string; hash?: Algorithm };
-  const params = a.name === "ECDSA"
-    ? { name: a.name, namedCurve: a.namedCurve! }
-    : a.name === "RSASSA-PKCS1-v1_5"
-    ? { name: a.name, hash: a.hash! }
-    : { name: a.name };
-  return globalThis.crypto.subtle.importKey("spki", spki as BufferSource, params, true, [
-    "verify",
-  ]);
-}
+/** `INTEGER 0`: the CertificationRequestInfo version (v1). */
+const CSR_VERSION = new Uint8Array([0x02, 0x01, 0x00]);
 
 /**
  * Makes a DER PKCS#10 request signed by `privateKey` for the public key
  * `spki`, as client-go's `MakeCSR` does: subject O/CN, SANs (DNS and IP)
- * in an extensionRequest when given, signature algorithm Go's default for
- * the key.
+ * in an extensionRequest when given (else no attributes), signature
+ * algorithm Go's default for the key.
  */
 export async function createCsr(
   privateKey: CryptoKey,
   spki: Uint8Array,
   t: CsrTemplate,
 ): Promise<Uint8Array> {
-  const name = new x509.Name(goName({
+  const subject = goNameDer({
     ...emptyName(),
     organization: t.organization,
     commonName: t.commonName,
-  }));
-  const sans: Sans = { ...emptySans(), dns: t.dns ?? [], ips: t.ips ?? [] };
-  const req = await x509.Pkcs10CertificateRequestGenerator.create({
-    name,
-    keys: { privateKey, publicKey: await publicCryptoKey(privateKey, spki) },
-    signingAlgorithm: signingAlgorithm(privateKey),
-    extensions: sansEmpty(sans)
-      ? []
-      : [new x509.Extension(AsnConvert.serialize(sanExtension(sans, false)))],
   });
-  return new Uint8Array(req.rawData);
+  const sans: Sans = { ...emptySans(), dns: t.dns ?? [], ips: t.ips ?? [] };
+  const attributes = sansEmpty(sans) ? [] : [
+    derTlv(
+      0x30,
+      derOid(OID_EXTENSION_REQUEST),
+      derTlv(
+        0x31,
+        derTlv(0x30, new Uint8Array(AsnConvert.serialize(sanExtension(sans, false)))),
+      ),
+    ),
+  ];
+  const info = derTlv(0x30, CSR_VERSION, subject, spki, derTlv(0xa0, ...attributes));
+  const algorithm = signingAlgorithm(privateKey);
+  const raw = new Uint8Array(
+    await globalThis.crypto.subtle.sign(algorithm, privateKey, info as BufferSource),
+  );
+  const signature = algorithm.name === "ECDSA" ? ecdsaSignatureDer(raw) : raw;
+  return derTlv(
+    0x30,
+    info,
+    signatureAlgorithmDer(algorithm),
+    derTlv(0x03, new Uint8Array([0]), signature),
+  );
 }
 
 /** PEM of a DER CSR. */
