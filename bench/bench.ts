@@ -199,7 +199,7 @@ async function makeInputs(dir: string): Promise<void> {
   );
   // The CSRs and certificates are made in-process (openssl would need 2,000
   // process spawns); checked with openssl below.
-  const { x509 } = await import("../lib/pki/x509.ts");
+  const { x509 } = await import("../tests/_x509.ts");
   const subtle = globalThis.crypto.subtle;
   const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
   const pem = fs.readFileSync(path.join(dir, "ca.key"), "utf8");

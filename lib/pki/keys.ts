@@ -82,7 +82,7 @@ export async function generateKeyPair(type: KeyType): Promise<CryptoKeyPair> {
 /**
  * The signature algorithm Go's `x509.CreateCertificate` picks for a key:
  * SHA-256 with RSA, ECDSA with SHA-256 (P-256) / SHA-384 (P-384) / SHA-512
- * (P-521), or Ed25519. In the shape WebCrypto and @peculiar/x509 take.
+ * (P-521), or Ed25519. In the shape WebCrypto takes.
  */
 export function signingAlgorithm(key: CryptoKey): Algorithm & { hash?: string } {
   const alg = key.algorithm as Algorithm & { namedCurve?: string };

@@ -1,6 +1,5 @@
 /**
- * X.509 extensions read and written the way Go's `crypto/x509` does, on
- * `@peculiar/x509` and its ASN.1 schemas: IP addresses, subjectAltNames, name
+ * X.509 extensions read the way Go's `crypto/x509` does: IP addresses, subjectAltNames, name
  * constraints, the key-usage, extended-key-usage, basic-constraints and
  * key-identifier extensions. Names (`pkix.Name`) live in `pkix_name.ts`,
  * public keys (SubjectPublicKeyInfo) in `pkix_key.ts`.

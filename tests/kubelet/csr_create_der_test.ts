@@ -20,7 +20,7 @@ import { emptySans, type Sans, sansEmpty } from "../../lib/pki/pkix.ts";
 import { goName, sanExtension } from "../../lib/pki/pkix_encode.ts";
 import { emptyName } from "../../lib/pki/pkix_name.ts";
 import { children, readTlv, type Tlv } from "../../lib/pki/der.ts";
-import { x509 } from "../../lib/pki/x509.ts";
+import { x509 } from "../_x509.ts";
 
 /** The replaced createCsr, verbatim but for names. */
 async function libraryCsr(
