@@ -100,22 +100,20 @@ interface Timing {
   rss: number | undefined;
 }
 
-function withoutVars(env: NodeJS.ProcessEnv, names: string[]): NodeJS.ProcessEnv {
-  for (const n of names) delete env[n];
-  return env;
-}
-
 /** Runs once and times it, or throws with the exit code and stderr. */
 function timeOnce(run: Run): Timing {
   const stdin = run.stdin ? fs.openSync(run.stdin, "r") : "ignore";
   const devnull = fs.openSync("/dev/null", "w");
-  const argv = GNU_TIME ? [GNU_TIME, "-f", "%U %S %M", "-o", CPU_FILE, ...run.argv] : run.argv;
+  // `env -u`: a spawn's `env` under Deno adds to the parent's environment, it cannot remove.
+  const unset = (run.unset ?? []).flatMap((n) => ["-u", n]);
+  const timed = GNU_TIME ? [GNU_TIME, "-f", "%U %S %M", "-o", CPU_FILE, ...run.argv] : run.argv;
+  const argv = unset.length ? ["env", ...unset, ...timed] : timed;
   try {
     const t0 = performance.now();
     const r = spawnSync(argv[0]!, argv.slice(1), {
       cwd: run.cwd ?? ROOT,
       stdio: [stdin, devnull, "pipe"],
-      env: withoutVars({ ...process.env, NO_COLOR: "1" }, run.unset ?? []),
+      env: { ...process.env, NO_COLOR: "1" },
       maxBuffer: 64 << 20,
     });
     const wall = (performance.now() - t0) * (run.scale ?? 1);
