@@ -9,17 +9,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { detachedSigner, jwsHeader } from "../../lib/discovery/jws.ts";
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from "../_fuzz.ts";
 
 function reference(content: string, id: string, secret: string): string {
   const header = Buffer.from(jwsHeader(id), "utf8").toString("base64url");

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { MAX_DEPTH, parseManifests } from "../../lib/k8s/manifest.ts";
+import { mulberry32 as rng } from "../_fuzz.ts";
 
 /** The count as first written: whether `text` nests brackets beyond MAX_DEPTH. */
 function tooDeep(text: string): boolean {
@@ -20,17 +21,6 @@ function tooDeep(text: string): boolean {
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
   return false;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const NESTED = /nested more than 256 levels deep/;

@@ -21,17 +21,7 @@ import { decodeSecret, isSecretObject } from "../../lib/k8s/secret.ts";
 import { simpleSecretsChunk } from "../../lib/k8s/simple_secrets.ts";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../../lib/base/limits.ts";
 import { runInProcess, tempDir } from "../_cli.ts";
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from "../_fuzz.ts";
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const CHARS = "0123456789abcdefghijklmnopqrstuvwxyz";
