@@ -52,7 +52,6 @@ import {
   type NameAttribute,
 } from "../pki/pkix_name.ts";
 import {
-  checkSignature,
   ecdsaSignatureDer,
   type SigAlg,
   sigAlgFromAi,
@@ -358,14 +357,6 @@ export function parseCsrPem(text: string | Uint8Array, source: string): Csr {
   } catch (e) {
     throw new InputError(`${source}: ${(e as Error).message}`);
   }
-}
-
-/**
- * Checks the CSR's self-signature. Resolves to `undefined` when valid, else
- * the reason (Go `CheckSignature` style).
- */
-export function checkCsrSignature(csr: Csr): Promise<string | undefined> {
-  return checkSignature(csr, csr.key);
 }
 
 /** What a new CSR carries. */

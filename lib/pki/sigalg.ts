@@ -1,7 +1,7 @@
 /**
  * X.509 signature algorithms: reading a signature AlgorithmIdentifier as Go
- * names it, and checking a signature made by a SubjectPublicKeyInfo (RSA
- * PKCS#1 v1.5 and PSS, ECDSA, Ed25519) with WebCrypto and Go's reasons.
+ * names it. Checking a signature is x509_signature.ts's (Go's
+ * `checkSignature`, one implementation for chains and CSRs).
  *
  * Also the encodings a signer writes: the signature AlgorithmIdentifier Go
  * writes for a WebCrypto algorithm, and ECDSA signatures between WebCrypto's
@@ -11,10 +11,7 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
-import type { KeyInfo } from "./pkix_key.ts";
 import {
-  DerCursor,
   goAlgorithmIdentifier,
   type GoElement,
   goField,
@@ -81,76 +78,6 @@ export function sigAlgName(alg: SigAlg): string {
     return h ? `${h.replace("-", "")}-RSAPSS` : "RSASSA-PSS";
   }
   return GO_NAMES[alg.oid] ?? alg.oid;
-}
-
-const keyCache = new Map<string, Promise<CryptoKey>>();
-
-/** Imports a public key for verifying; cached so one CA key is imported once. */
-function importVerifyKey(spki: Uint8Array, params: Algorithm): Promise<CryptoKey> {
-  const cacheKey = `${JSON.stringify(params)}|${Buffer.from(spki).toString("base64")}`;
-  let p = keyCache.get(cacheKey);
-  if (!p) {
-    p = globalThis.crypto.subtle.importKey("spki", spki as BufferSource, params, false, [
-      "verify",
-    ]);
-    if (keyCache.size > 64) keyCache.clear();
-    keyCache.set(cacheKey, p);
-  }
-  return p;
-}
-
-/** Something signed: the signed bytes, the algorithm and the X.509 signature value. */
-export interface Signed {
-  tbs: Uint8Array;
-  sigAlg: SigAlg;
-  signature: Uint8Array;
-}
-
-/**
- * Checks the signature of `s` with the public key `key`. Resolves to
- * `undefined` when valid, else to a Go-style reason (e.g. `x509: ECDSA
- * verification failure`).
- */
-export async function checkSignature(s: Signed, key: KeyInfo): Promise<string | undefined> {
-  const family = FAMILY[s.sigAlg.oid];
-  if (s.sigAlg.goName === "") return "x509: cannot verify signature: algorithm unimplemented";
-  if (!family) {
-    return `x509: cannot verify signature: algorithm unimplemented (${sigAlgName(s.sigAlg)})`;
-  }
-  const want = family === "RSA-PSS" ? "RSA" : family;
-  if (key.type !== want) {
-    return "x509: signature algorithm specifies an " +
-      `${want} public key, but have public key of type ${key.type}`;
-  }
-  const web = s.sigAlg.web;
-  const hash = hashName(web.hash);
-  let params: Algorithm & Record<string, unknown>;
-  if (family === "RSA-PSS") {
-    if (!hash) return "x509: unsupported RSASSA-PSS parameters";
-    params = { name: "RSA-PSS", hash, saltLength: web.saltLength ?? 20 };
-  } else if (family === "RSA") params = { name: "RSASSA-PKCS1-v1_5", hash: hash! };
-  else if (family === "ECDSA") {
-    if (!["P-256", "P-384", "P-521"].includes(key.curve ?? "")) {
-      return `x509: unsupported elliptic curve ${key.curve}`;
-    }
-    params = { name: "ECDSA", namedCurve: key.curve!, hash: hash! };
-  } else params = { name: "Ed25519" };
-  let sig: BufferSource | undefined = s.signature as BufferSource;
-  if (family === "ECDSA") {
-    // Not a DER ECDSA-Sig-Value Go's parseSignature takes: Go says the verification failed.
-    sig = ecdsaSignatureRaw(s.signature, key.curve!) as BufferSource | undefined;
-  }
-  try {
-    const ck = await importVerifyKey(key.spki, params);
-    if (sig && await globalThis.crypto.subtle.verify(params, ck, sig, s.tbs as BufferSource)) {
-      return undefined;
-    }
-  } catch (e) {
-    return `x509: ${family} public key not usable: ${(e as Error).message}`;
-  }
-  if (family === "RSA" || family === "RSA-PSS") return "crypto/rsa: verification error";
-  if (family === "ECDSA") return "x509: ECDSA verification failure";
-  return "x509: Ed25519 verification failure";
 }
 
 // No MD2: Go's signatureAlgorithmDetails has no md2WithRSAEncryption entry, so Go reads that
@@ -253,8 +180,7 @@ function goPssParams(full: Uint8Array | undefined): [string, number, string] | u
 
 /**
  * A signature AlgorithmIdentifier (OID and parameters element, as read) as
- * Go's `getSignatureAlgorithmFromAI` names it, with the WebCrypto form
- * {@link checkSignature} uses.
+ * Go's `getSignatureAlgorithmFromAI` names it, with its WebCrypto form.
  */
 export function sigAlgFromAi(oid: string, params: Uint8Array | undefined): SigAlg {
   if (oid === "1.3.101.112") {
@@ -273,62 +199,6 @@ export function sigAlgFromAi(oid: string, params: Uint8Array | undefined): SigAl
     ? { name: "ECDSA", hash: { name: hash } }
     : { name: "RSASSA-PKCS1-v1_5", hash: { name: hash } };
   return { oid, goName, web };
-}
-
-/**
- * Each curve WebCrypto verifies: its field size in bytes (the width of r and
- * s in r‖s) and its order n (FIPS 186 / SEC 2).
- */
-const EC_ORDER: Record<string, { size: number; n: bigint }> = {
-  "P-256": {
-    size: 32,
-    n: 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n,
-  },
-  "P-384": {
-    size: 48,
-    n: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
-  },
-  "P-521": {
-    size: 66,
-    n: 0x1fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
-  },
-};
-
-const toBigInt = (b: Uint8Array) => {
-  let n = 0n;
-  for (const x of b) n = (n << 8n) | BigInt(x);
-  return n;
-};
-
-/**
- * Go's `ecdsa.VerifyASN1` reading of an ECDSA signature (`parseSignature`:
- * one DER SEQUENCE and nothing after it, of two minimal, non-negative
- * INTEGERs and nothing else, read as cryptobyte reads them) as WebCrypto's
- * raw r‖s for `curve` (P-256, P-384, P-521), each left-padded to the field
- * size. `undefined` where Go's verdict is a failure before any arithmetic:
- * malformed DER, r or s not in [1, n−1] (`verifyNISTEC`), an unknown curve.
- *
- * @example
- * ```ts
- * ecdsaSignatureRaw(new Uint8Array([0x30, 6, 2, 1, 1, 2, 1, 2]), "P-256")!.length; // 64
- * ```
- */
-export function ecdsaSignatureRaw(der: Uint8Array, curve: string): Uint8Array | undefined {
-  const c = Object.hasOwn(EC_ORDER, curve) ? EC_ORDER[curve]! : undefined;
-  if (!c) return undefined;
-  const size = c.size;
-  const input = DerCursor.all(der);
-  const inner = input.enter(Tag.SEQUENCE);
-  if (!inner || !input.empty()) return undefined;
-  const out = new Uint8Array(2 * size);
-  for (let i = 0; i < 2; i++) {
-    let v = inner.readInteger();
-    if (!v || (v[0]! & 0x80) !== 0) return undefined; // absent, non-minimal or negative
-    while (v.length > 1 && v[0] === 0) v = v.subarray(1);
-    if (v.length > size || (v.length === 1 && v[0] === 0) || toBigInt(v) >= c.n) return undefined;
-    out.set(v, (i + 1) * size - v.length);
-  }
-  return inner.empty() ? out : undefined;
 }
 
 /**
