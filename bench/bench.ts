@@ -34,7 +34,7 @@ const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   options: {
     runs: { type: "string", default: "15" },
-    "loop-runs": { type: "string", default: "3" },
+    "loop-runs": { type: "string", default: "5" },
     "no-write": { type: "boolean", default: false },
     n: { type: "string", default: "1000" },
     fleet: { type: "string", default: "1000,10000" },
