@@ -22,7 +22,10 @@
  */
 
 import { InputError } from "../base/errors.ts";
-import { MAX_INPUT_BYTES } from "../base/limits.ts";
+import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
+import { decodeItem, type ItemTemplate, learnItem, matchedPlain, matchItem } from "./json_items.ts";
+import type { ChunkCounts, ManifestChunk } from "./manifest.ts";
+import type { DecodedSecret } from "./secret.ts";
 
 /** Deepest bracket nesting (the bound of `parseManifests`, `MAX_DEPTH`). */
 const MAX_NESTING = 256;
@@ -36,6 +39,48 @@ export interface JsonListPart {
   text: string;
   list: { document: number; itemsBefore: number; end: boolean; json: true };
 }
+
+/**
+ * The Secrets of a part whose every item is a Secret that decodeSecret
+ * takes, read as the part's items were found (see {@link jsonListSecrets}).
+ */
+const PART_SECRETS = new WeakMap<object, DecodedSecret[]>();
+
+/**
+ * The Secrets of a part of a JSON List that {@link JsonListReader} handed
+ * out (`chunk.list` is the part's own), when every one of its items is a
+ * Secret that `decodeSecret` takes, each read from its template (see
+ * lib/k8s/json_items.ts): what `parseManifestChunk` and `decodeSecret` give
+ * for the part, with `counts` kept as parseManifestChunk keeps them; else
+ * undefined (counts untouched), and the part is read the general way.
+ *
+ * @example
+ * ```ts
+ * import { JsonListReader, jsonListSecrets } from "./json_stream.ts";
+ * const r = new JsonListReader("in.json", 1, 16);
+ * const item = '{"kind":"Secret","metadata":{"name":"s"},"data":{"a":"Yg=="}}';
+ * const [part] = r.push(`{"kind":"List","items":[${item}]}`);
+ * const chunk = { source: "in.json", text: part!.text, index: 0, last: false, list: part!.list };
+ * jsonListSecrets(chunk, { documents: 0, objects: 0 })![0]!.data.a; // "b"
+ * ```
+ */
+export function jsonListSecrets(
+  chunk: ManifestChunk,
+  counts: ChunkCounts,
+): DecodedSecret[] | undefined {
+  const list = chunk.list;
+  const secrets = list === undefined ? undefined : PART_SECRETS.get(list);
+  // (A part over the input bound is refused by the general path.)
+  if (secrets === undefined || chunk.text.length > MAX_INPUT_BYTES) return undefined;
+  const objectsBefore = chunk.index === 0 ? 0 : counts.objects;
+  if (objectsBefore + secrets.length > MAX_OBJECTS) return undefined;
+  PART_SECRETS.delete(list!);
+  if (chunk.index === 0) counts.documents = 0;
+  counts.objects = objectsBefore + secrets.length;
+  return secrets;
+}
+
+const PART_HEAD = '{"kind":"List","items":[';
 
 const enum S {
   Start,
@@ -56,6 +101,29 @@ const enum S {
  * from alive (the first block of a long List is 16 MiB).
  */
 const copy = (s: string) => (s + " ").slice(0, -1);
+
+/** Brackets (parseManifests counts them all, strings included). */
+const BRACKET = /[[\]{}]/g;
+
+/** The first bracket of `b` at or after `from`; Infinity when there is none. */
+function nextBracket(b: string, from: number): number {
+  BRACKET.lastIndex = from;
+  return BRACKET.test(b) ? BRACKET.lastIndex - 1 : Infinity;
+}
+
+/** What a value's extent depends on outside its strings: quotes and brackets. */
+const STRUCTURE = /["[\]{}]/g;
+
+/**
+ * Whether the quote at `q` (inside a string) is escaped: an odd run of
+ * backslashes before it. The run stops at the string's opening quote at the
+ * latest, which is in the buffer (a token being scanned is kept whole).
+ */
+function escaped(b: string, q: number): boolean {
+  let k = q - 1;
+  while (b.charCodeAt(k) === 0x5c) k--;
+  return ((q - 1 - k) & 1) === 1;
+}
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -80,16 +148,26 @@ export class JsonListReader {
   // Lexical state inside a value or key being scanned.
   #depth = 0;
   #inString = false;
-  #escape = false;
   #key = "";
   #seenItems = false;
   #others: string[] = [];
   #othersBytes = 0;
   #items: string[] = [];
   #itemsBytes = 0;
+  // The part's items as they are in the input (with what separates them): the text of the
+  // earlier blocks, and where they are in #buf (#run: -1 for none yet).
+  #text = "";
+  #run = -1;
+  #runEnd = 0;
   #itemsBefore = 0;
   #offset = 0; // characters dropped from #buf
   #bracketDepth = 0; // parseManifests' bracket count, over the whole text
+  #counted = 0; // the brackets of #buf before this are counted
+  #next = -1; // the first bracket in #buf at or after #counted (Infinity: none); stale if less
+  #template: ItemTemplate | undefined; // of the last item read character by character
+  #values: string[] = [];
+  // The Secrets the part's items so far give (lib/k8s/json_items.ts); undefined once one does not.
+  #secrets: DecodedSecret[] | undefined = [];
   #fed = false;
 
   /**
@@ -108,13 +186,24 @@ export class JsonListReader {
     // A byte order mark at the very start is dropped, as parseManifests drops it.
     if (!this.#fed && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text !== "") this.#fed = true;
-    this.#countBrackets(text);
-    this.#buf = this.#buf.slice(this.#start) + text;
+    this.#endRun();
+    // Flat: a concatenation would be flattened again by each search in it.
+    this.#buf = copy(this.#buf.slice(this.#start) + text);
     this.#pos -= this.#start;
     this.#offset += this.#start;
+    this.#counted -= this.#start;
+    this.#next = -1;
     this.#start = 0;
     const out: JsonListPart[] = [];
-    this.#scan(out, false);
+    // The block's brackets are all counted before any of its parts is handed out, and a
+    // nesting error anywhere in it comes before any other (as when they were counted first).
+    try {
+      this.#scan(out, false);
+    } catch (e) {
+      this.#countTo(this.#buf.length);
+      throw e;
+    }
+    this.#countTo(this.#buf.length);
     return out;
   }
 
@@ -140,26 +229,72 @@ export class JsonListReader {
     return new InputError(`${this.source}: document ${this.document} is not valid JSON`);
   }
 
-  /** parseManifests' checkBracketDepth, carried across blocks. */
-  #countBrackets(text: string): void {
+  /** The part's items in #buf so far, added to #text. */
+  #endRun(): void {
+    if (this.#run < 0) return;
+    const run = this.#buf.slice(this.#run, this.#runEnd);
+    this.#text = this.#text === "" ? run : this.#text + "," + run;
+    this.#run = -1;
+  }
+
+  #nested(): InputError {
+    return new InputError(`${this.source}: nested more than ${MAX_NESTING} levels deep`);
+  }
+
+  /**
+   * parseManifests' checkBracketDepth, carried across blocks: counts the
+   * brackets of #buf from #counted to `to`, from bracket to bracket.
+   */
+  #countTo(to: number): void {
+    if (this.#counted >= to) return;
+    const b = this.#buf;
+    let n = this.#next;
+    if (n < this.#counted) n = nextBracket(b, this.#counted);
     let d = this.#bracketDepth;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
+    while (n < to) {
+      const c = b.charCodeAt(n);
       if (c === 0x5b || c === 0x7b) {
-        if (++d > MAX_NESTING) {
-          throw new InputError(`${this.source}: nested more than ${MAX_NESTING} levels deep`);
-        }
-      } else if ((c === 0x5d || c === 0x7d) && d > 0) d--;
+        if (++d > MAX_NESTING) throw this.#nested();
+      } else if (d > 0) d--;
+      n = nextBracket(b, n + 1);
     }
     this.#bracketDepth = d;
+    this.#next = n;
+    this.#counted = to;
+  }
+
+  /**
+   * Counts an item from #start to #pos that matched `t` with plain values:
+   * its brackets are the template's (see ItemTemplate.rise).
+   */
+  #countItem(t: ItemTemplate): void {
+    this.#countTo(this.#start);
+    if (this.#counted !== this.#start || t.rise < 0 || !matchedPlain) {
+      this.#countTo(this.#pos);
+      return;
+    }
+    if (this.#bracketDepth + t.rise > MAX_NESTING) throw this.#nested();
+    this.#bracketDepth += t.net;
+    this.#counted = this.#pos;
   }
 
   #flush(out: JsonListPart[]): void {
     if (this.#items.length === 0) return;
-    out.push({
-      text: '{"kind":"List","items":[' + this.#items.join(",") + "]}",
-      list: { document: this.document, itemsBefore: this.#itemsBefore, end: false, json: true },
-    });
+    const list = {
+      document: this.document,
+      itemsBefore: this.#itemsBefore,
+      end: false,
+      json: true as const,
+    };
+    // The items with what separates them in the input (white space, a comma): the same
+    // List, and no copy; with them joined by commas alone where that is too long.
+    this.#endRun();
+    let text = PART_HEAD + this.#text + "]}";
+    if (text.length > MAX_INPUT_BYTES) text = PART_HEAD + this.#items.join(",") + "]}";
+    this.#text = "";
+    out.push({ text, list });
+    if (this.#secrets !== undefined) PART_SECRETS.set(list, this.#secrets);
+    this.#secrets = [];
     this.#itemsBefore += this.#items.length;
     this.#items = [];
     this.#itemsBytes = 0;
@@ -176,7 +311,6 @@ export class JsonListReader {
       const c = b.charCodeAt(this.#pos);
       this.#depth = 0;
       this.#inString = false;
-      this.#escape = false;
       if (c === 0x22) {
         this.#inString = true;
         this.#pos++;
@@ -199,40 +333,58 @@ export class JsonListReader {
       }
       return eof;
     }
-    for (; this.#pos < b.length; this.#pos++) {
-      const c = b.charCodeAt(this.#pos);
+    // From quote to quote inside a string, from quote or bracket to the next outside.
+    let pos = this.#pos;
+    for (;;) {
       if (this.#inString) {
-        if (this.#escape) this.#escape = false;
-        else if (c === 0x5c) this.#escape = true;
-        else if (c === 0x22) {
-          this.#inString = false;
-          if (this.#depth === 0) {
-            this.#pos++;
-            return true;
-          }
+        let q = b.indexOf('"', pos);
+        while (q >= 0 && escaped(b, q)) q = b.indexOf('"', q + 1);
+        if (q < 0) {
+          this.#pos = b.length;
+          return false;
         }
-      } else if (c === 0x22) this.#inString = true;
-      else if (c === 0x7b || c === 0x5b) this.#depth++;
-      else if (c === 0x7d || c === 0x5d) {
-        if (--this.#depth === 0) {
-          this.#pos++;
+        this.#inString = false;
+        pos = q + 1;
+        if (this.#depth === 0) {
+          this.#pos = pos;
           return true;
         }
+        continue;
+      }
+      STRUCTURE.lastIndex = pos;
+      if (!STRUCTURE.test(b)) {
+        this.#pos = b.length;
+        return false;
+      }
+      pos = STRUCTURE.lastIndex;
+      const c = b.charCodeAt(pos - 1);
+      if (c === 0x22) this.#inString = true;
+      else if (c === 0x7b || c === 0x5b) this.#depth++;
+      else if (--this.#depth === 0) {
+        this.#pos = pos;
+        return true;
       }
     }
-    return false;
   }
 
   #scan(out: JsonListPart[], eof: boolean): void {
     const b = this.#buf;
     for (;;) {
       if (this.#state === S.Item || this.#state === S.Value || this.#state === S.Key) {
+        // An item that matches the last item's template ends where the template says.
+        let end = -1;
         if (this.#pos === this.#start) {
           while (this.#pos < b.length && isSpace(b.charCodeAt(this.#pos))) this.#pos++;
           this.#start = this.#pos;
           if (this.#pos >= b.length) return;
+          if (this.#state === S.Item && this.#template !== undefined) {
+            end = matchItem(this.#template, b, this.#pos, this.#values);
+          }
         }
-        if (!this.#value(eof)) {
+        if (end >= 0) {
+          this.#pos = end;
+          this.#countItem(this.#template!);
+        } else if (!this.#value(eof)) {
           if (eof) throw this.#invalid();
           this.#checkSize();
           return;
@@ -261,8 +413,23 @@ export class JsonListReader {
               `${this.source}: document ${this.document} larger than ${MAX_INPUT_BYTES} bytes`,
             );
           }
+          if (end < 0) {
+            // Read character by character: the next items may be like it.
+            const t = learnItem(raw);
+            if (t !== undefined) {
+              this.#template = t;
+              if (matchItem(t, raw, 0, this.#values) === raw.length) end = raw.length;
+            }
+          }
+          if (this.#secrets !== undefined) {
+            const s = end >= 0 ? decodeItem(this.#template!, this.#values) : undefined;
+            if (s === undefined) this.#secrets = undefined;
+            else this.#secrets.push(s);
+          }
           this.#items.push(raw);
           this.#itemsBytes += raw.length;
+          if (this.#run < 0) this.#run = this.#start - raw.length;
+          this.#runEnd = this.#start;
           if (this.#itemsBytes >= this.pieceBytes) this.#flush(out);
           this.#state = S.ItemSep;
         }

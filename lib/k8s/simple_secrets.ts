@@ -26,6 +26,7 @@
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
 import { isObject } from "../base/object.ts";
 import { type ChunkCounts, type ManifestChunk, MAX_DEPTH } from "./manifest.ts";
+import { jsonListSecrets } from "./json_stream.ts";
 import { decodeBase64Strict, type DecodedSecret } from "./secret.ts";
 import { simpleDocuments, simpleString } from "./simple_yaml.ts";
 
@@ -102,7 +103,9 @@ function listPart(
   counts: ChunkCounts,
 ): DecodedSecret[] | undefined {
   const text = chunk.text;
-  if (list.json === true || list.end || !text.startsWith(LIST_PART_HEAD)) return undefined;
+  // A JSON List's part: its Secrets when its reader could read them all (json_stream.ts).
+  if (list.json === true) return jsonListSecrets(chunk, counts);
+  if (list.end || !text.startsWith(LIST_PART_HEAD)) return undefined;
   if (text.charCodeAt(text.length - 1) !== NL) return undefined;
   const read = readDocuments(text, LIST_PART_HEAD.length, true);
   if (read === undefined || read.end !== text.length) return undefined;
@@ -188,6 +191,8 @@ interface Line {
   what: number;
   key: string;
   value: string;
+  /** Where the value starts in `text`. */
+  at: number;
 }
 
 /**
@@ -308,47 +313,61 @@ function readLine(
   block: number,
   j: number,
 ): Line | undefined {
-  const line = (what: number, key: string, value: string): Line => ({
-    block,
-    text: text.slice(start, eol + 1),
-    what,
-    key,
-    value,
-  });
   if (text.charCodeAt(p) === SPACE) {
     // `  key: value` in a block; anything deeper or shallower is not simple.
     if (block === 0 || text.charCodeAt(p + 1) !== SPACE) return undefined;
-    const start = p + 2;
+    const k0 = p + 2;
     // The key of the previous document's line here, when this line has it too.
     const known = keyMemo[j];
-    const same = known !== undefined && text.startsWith(known, start) &&
-      text.charCodeAt(start + known.length) === COLON;
-    const e = same ? start + known.length : keyEnd(text, start);
+    const same = known !== undefined && text.startsWith(known, k0) &&
+      text.charCodeAt(k0 + known.length) === COLON;
+    const e = same ? k0 + known.length : keyEnd(text, k0);
     if (e < 0 || text.charCodeAt(e + 1) !== SPACE || e + 2 === eol) return undefined;
-    const key = same ? known : text.slice(start, e);
+    const key = same ? known : text.slice(k0, e);
     if (j < MEMO_LINES) keyMemo[j] = key;
     if (block === METADATA) {
       const field = key === "name" ? NAME : key === "namespace" ? NAMESPACE : 0;
       if (field === 0) return undefined;
       const value = stringAt(text, e + 2, eol);
-      return value === undefined ? undefined : line(field, key, value);
+      return value === undefined
+        ? undefined
+        : makeLine(block, text, start, eol, field, key, value, e + 2);
     }
     const value = block === DATA ? dataAt(text, e + 2, eol) : stringAt(text, e + 2, eol);
     if (value === undefined) return undefined;
-    return line(block === DATA ? DATA_ENTRY : STRING_ENTRY, key, value);
+    const what = block === DATA ? DATA_ENTRY : STRING_ENTRY;
+    return makeLine(block, text, start, eol, what, key, value, e + 2);
   }
-  if (eol - p === 3 && text.startsWith("---", p)) return line(SEPARATOR, "", "");
+  if (eol - p === 3 && text.startsWith("---", p)) {
+    return makeLine(block, text, start, eol, SEPARATOR, "", "", eol);
+  }
   const k = keyEnd(text, p);
   if (k < 0) return undefined;
   const which = topKey(text, p, k);
   if (which === 0) return undefined;
-  if ((which & BLOCKS) !== 0) return k + 1 === eol ? line(which, "", "") : undefined;
+  if ((which & BLOCKS) !== 0) {
+    return k + 1 === eol ? makeLine(block, text, start, eol, which, "", "", eol) : undefined;
+  }
   if (text.charCodeAt(k + 1) !== SPACE || k + 2 === eol) return undefined;
   const value = stringAt(text, k + 2, eol);
   if (value === undefined) return undefined;
   if (which === API_VERSION && value !== "v1") return undefined;
   if (which === KIND && value !== "Secret") return undefined;
-  return line(which, "", value);
+  return makeLine(block, text, start, eol, which, "", value, k + 2);
+}
+
+/** The {@link Line} of `text[start, eol]` whose value starts at `valueAt`. */
+function makeLine(
+  block: number,
+  text: string,
+  start: number,
+  eol: number,
+  what: number,
+  key: string,
+  value: string,
+  valueAt: number,
+): Line {
+  return { block, text: text.slice(start, eol + 1), what, key, value, at: valueAt - start };
 }
 
 /** The documents of `text` as Secrets, or undefined when one is not in the simple shape. */
@@ -472,16 +491,17 @@ function readDocuments(
 /**
  * What a fleet's documents share, learnt from two documents read line by
  * line that have the same lines (text, or for a varying value at least the
- * same key in the same place): the shared lines as runs of text, each
- * varying line as it was read, and the later document's fields. A document
- * that matches it means the same but for the varying values, and needs
- * only those lines read.
+ * same key in the same place): each varying line with the shared text
+ * before its value (the shared lines since the last varying line, then the
+ * line itself up to its value), the shared lines after the last one, and
+ * the later document's fields. A document that matches it means the same
+ * but for the varying values, and needs only those values read.
  */
 interface Template {
-  /** Runs of shared lines, and the varying lines as read in the later document. */
-  parts: (string | Line)[];
-  /** The varying lines' numbers in the document (for an item's `- ` or `  `). */
-  numbers: number[];
+  /** The varying lines, in order. */
+  vary: Varying[];
+  /** The shared lines after the last varying line. */
+  tail: string;
   name: string;
   namespace: string;
   /** As read (`""` when absent). */
@@ -491,6 +511,15 @@ interface Template {
   separator: boolean;
 }
 
+/** A line of a {@link Template} whose value varies. */
+interface Varying {
+  /** The text before the value: shared lines, then this line's indent, key, `: `. */
+  head: string;
+  /** One of the line bits (NAME, NAMESPACE, TYPE or DATA_ENTRY). */
+  what: number;
+  key: string;
+}
+
 function templateOf(
   a: readonly Line[],
   b: readonly Line[],
@@ -498,8 +527,7 @@ function templateOf(
   separator: boolean,
 ): Template | undefined {
   if (a.length !== b.length) return undefined;
-  const parts: (string | Line)[] = [];
-  const numbers: number[] = [];
+  const vary: Varying[] = [];
   let run = "";
   for (let j = 0; j < b.length; j++) {
     const x = a[j]!, y = b[j]!;
@@ -510,13 +538,12 @@ function templateOf(
     }
     // Only values vary: a block's opening line, `apiVersion` and `kind` read the same always.
     if ((y.what & (NAME | NAMESPACE | TYPE | DATA_ENTRY)) === 0) return undefined;
-    if (run !== "") parts.push(run);
+    // The same text up to the value is the same line but for its value, as readLine reads it
+    // (an item's `- ` or `  `, the indent, the key and `: ` are all in it).
+    vary.push({ head: run + y.text.slice(0, y.at), what: y.what, key: y.key });
     run = "";
-    parts.push(y);
-    numbers.push(j);
   }
-  if (run !== "") parts.push(run);
-  return { parts, numbers, ...fields, separator };
+  return { vary, tail: run, ...fields, separator };
 }
 
 /**
@@ -529,36 +556,35 @@ function byTemplate(
   t: Template,
   items: boolean,
 ): { secret: DecodedSecret; end: number; separator: boolean } | undefined {
-  let q = p, v = 0;
+  let q = p;
   let name = t.name, namespace = t.namespace, type = t.type;
   let data: Record<string, string> | undefined;
-  for (const part of t.parts) {
-    if (typeof part === "string") {
-      if (text.slice(q, q + part.length) !== part) return undefined;
-      q += part.length;
-      continue;
-    }
-    const j = t.numbers[v++]!;
-    let c = q;
-    if (items) {
-      if (j === 0 && !(text.startsWith("- ", q) && text.charCodeAt(q + 2) !== SPACE)) {
-        return undefined;
-      }
-      if (j > 0 && !text.startsWith("  ", q)) return undefined;
-      c = q + 2;
-    }
-    const eol = text.indexOf("\n", q);
-    if (eol < 0) return undefined;
-    const l = readLine(text, q, c, eol, part.block, j);
-    if (l === undefined || l.what !== part.what || l.key !== part.key) return undefined;
+  const vary = t.vary;
+  for (let i = 0; i < vary.length; i++) {
+    const v = vary[i]!;
+    const head = v.head;
+    // (A slice compared is faster than startsWith, which compares code unit by code unit.)
+    if (text.slice(q, q + head.length) !== head) return undefined;
+    const start = q + head.length;
+    // The value: readLine's, which is never empty.
+    const eol = text.indexOf("\n", start);
+    if (eol <= start) return undefined;
+    const what = v.what;
+    const value = what === DATA_ENTRY ? dataAt(text, start, eol) : stringAt(text, start, eol);
+    if (value === undefined) return undefined;
     q = eol + 1;
-    if (l.what === NAME) name = l.value;
-    else if (l.what === NAMESPACE) namespace = l.value;
-    else if (l.what === TYPE) type = l.value;
+    if (what === NAME) name = value;
+    else if (what === NAMESPACE) namespace = value;
+    else if (what === TYPE) type = value;
     else {
       data ??= { ...t.data };
-      data[l.key] = l.value;
+      data[v.key] = value;
     }
+  }
+  const tail = t.tail;
+  if (tail !== "") {
+    if (text.slice(q, q + tail.length) !== tail) return undefined;
+    q += tail.length;
   }
   let separator = t.separator;
   if (items) {
