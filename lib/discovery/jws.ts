@@ -57,33 +57,17 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
   const payload = Buffer.from(`.${base64Url(content)}`, "latin1");
   // HMAC's inner block (key ^ ipad), the signing input after it; the outer block (key ^
   // opad) and the inner hash: made when first needed, then only key and ID change.
-  let inner: Buffer | undefined;
-  let outer: Buffer | undefined;
+  let hmac: ReusedHmac | undefined;
   const oneShotHash = hashFunction();
   return (tokenId, tokenSecret) => {
     if (
       oneShotHash !== undefined && isSixCharId(tokenId) && tokenSecret.length <= BLOCK &&
-      ASCII.test(tokenSecret)
+      isAscii(tokenSecret)
     ) {
       // A token: HMAC-SHA256 by its definition (RFC 2104) over two one-shot hashes, without
       // an Hmac object per token. An ASCII secret of at most a block is its own key block.
-      if (inner === undefined || outer === undefined) {
-        inner = Buffer.alloc(BLOCK + HEADER_CHARS + payload.length);
-        inner.write(HEADER_HEAD, BLOCK, "latin1");
-        payload.copy(inner, BLOCK + HEADER_CHARS);
-        outer = Buffer.alloc(BLOCK + 32);
-      }
-      inner.set(IPAD);
-      outer.set(OPAD);
-      for (let i = 0; i < tokenSecret.length; i++) {
-        const c = tokenSecret.charCodeAt(i);
-        inner[i] = 0x36 ^ c;
-        outer[i] = 0x5c ^ c;
-      }
-      writeHeaderTail(inner, BLOCK + HEADER_HEAD.length, tokenId);
-      outer.set(oneShotHash("sha256", inner, "buffer"), BLOCK);
-      const header = inner.toString("latin1", BLOCK, BLOCK + HEADER_CHARS);
-      return `${header}..${oneShotHash("sha256", outer, "base64url")}`;
+      hmac ??= new ReusedHmac(payload);
+      return hmac.sign(oneShotHash, tokenId, tokenSecret);
     }
     const header = headerOfSixChars(tokenId) ?? base64Url(jwsHeader(tokenId));
     // An ASCII secret is its own UTF-8: handed over as is, without a buffer per token.
@@ -96,11 +80,69 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
   };
 }
 
+/**
+ * The two blocks HMAC-SHA256 hashes for a six-character token ID and a key
+ * of at most a block, kept from token to token: `inner` is key ^ ipad, the
+ * header and the payload (copied in once); `outer` is key ^ opad and the
+ * inner hash. Plain byte arrays (a Buffer's element writes are slower until
+ * optimised, and most of a fleet's tokens are signed before that); the inner
+ * hash comes back as a latin1 string (a Buffer per token costs more).
+ */
+class ReusedHmac {
+  readonly inner: Uint8Array;
+  readonly outer: Uint8Array;
+  /** `outer` as a Buffer, for its latin1 write. */
+  readonly outerBuf: Buffer;
+
+  constructor(payload: Uint8Array) {
+    this.inner = new Uint8Array(BLOCK + HEADER_CHARS + payload.length);
+    for (let i = 0; i < HEADER_HEAD.length; i++) {
+      this.inner[BLOCK + i] = HEADER_HEAD.charCodeAt(i);
+    }
+    this.inner.set(payload, BLOCK + HEADER_CHARS);
+    this.outer = new Uint8Array(BLOCK + 32);
+    this.outerBuf = Buffer.from(this.outer.buffer, this.outer.byteOffset, this.outer.length);
+  }
+
+  sign(hash: OneShotHash, id: string, key: string): string {
+    const inner = this.inner, outer = this.outer;
+    inner.fill(0x36, 0, BLOCK);
+    outer.fill(0x5c, 0, BLOCK);
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      inner[i] = 0x36 ^ c;
+      outer[i] = 0x5c ^ c;
+    }
+    const at = BLOCK + HEADER_HEAD.length;
+    writeHeaderTail(inner, at, id);
+    this.outerBuf.write(hash("sha256", inner, "latin1"), BLOCK, 32, "latin1");
+    // The header's last 12 characters, as written into the signing input.
+    const tail = String.fromCharCode(
+      inner[at]!,
+      inner[at + 1]!,
+      inner[at + 2]!,
+      inner[at + 3]!,
+      inner[at + 4]!,
+      inner[at + 5]!,
+      inner[at + 6]!,
+      inner[at + 7]!,
+      inner[at + 8]!,
+      inner[at + 9]!,
+      inner[at + 10]!,
+      inner[at + 11]!,
+    );
+    return HEADER_HEAD + tail + ".." + hash("sha256", outer, "base64url");
+  }
+}
+
+/** Whether every code unit of `s` is below 0x80. */
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /** SHA-256's block size: HMAC's key block. */
 const BLOCK = 64;
-/** HMAC's pads: a key block of zeros XORed with them. */
-const IPAD = new Uint8Array(BLOCK).fill(0x36);
-const OPAD = new Uint8Array(BLOCK).fill(0x5c);
 /** The length of a six-character ID's header, base64url (30 bytes). */
 const HEADER_CHARS = 40;
 
@@ -110,8 +152,7 @@ function hashFunction(): OneShotHash | undefined {
 }
 
 interface OneShotHash {
-  (alg: "sha256", data: Uint8Array, enc: "buffer"): Uint8Array;
-  (alg: "sha256", data: Uint8Array, enc: "base64url"): string;
+  (alg: "sha256", data: Uint8Array, enc: "latin1" | "base64url"): string;
 }
 
 // deno-lint-ignore no-control-regex
