@@ -7,8 +7,8 @@
  * stdout, the exit code, the error events): `node:process` costs ~13 ms of
  * Deno's start-up, half again what a command like `ca hash` adds to a
  * hello-world, and is loaded only if something uses the `process` global
- * (stderr is written through it: a refusal, a warning). On Node (the single
- * binary) everything goes through `process`.
+ * (none of joinkit's own code does). On Node (the single binary) everything
+ * goes through `process`.
  *
  * @module
  */
@@ -42,7 +42,7 @@ function flushStderr(): void {
   if (heldStderr === "") return;
   const text = heldStderr;
   heldStderr = "";
-  process.stderr.write(text);
+  writeStderr(text);
 }
 
 /**
@@ -52,7 +52,26 @@ function flushStderr(): void {
  */
 function writeProgress(status: string): void {
   flushStderr();
-  process.stderr.write(`\r${status}\x1b[K`);
+  writeStderr(`\r${status}\x1b[K`);
+}
+
+/**
+ * Writes to stderr: under `deno run` with Deno's own synchronous write (as
+ * stdout: loading `node:process` for it cost a refusal ~13 ms), on Node
+ * through process.stderr. A failed write is dropped: nothing is left to tell.
+ */
+function writeStderr(text: string): void {
+  const deno = denoApi();
+  if (!deno) {
+    process.stderr.write(text);
+    return;
+  }
+  const data = new TextEncoder().encode(text);
+  try {
+    for (let off = 0; off < data.length;) off += deno.stderr.writeSync(data.subarray(off));
+  } catch {
+    // stderr closed or full: the exit code still says what happened.
+  }
 }
 
 /**

@@ -131,7 +131,8 @@ Deno.test("main.ts, cli.ts and commands/ write to stderr only through the one-li
       `commands/${f}`
     ),
   ];
-  const direct = /process\.stderr|Deno\.stderr|console\.(log|error|warn|info|debug|trace)\b/;
+  const direct =
+    /process\.stderr|Deno\.stderr|deno\.stderr\.write|console\.(log|error|warn|info|debug|trace)\b/;
   const code = (text: string) =>
     text.split("\n").map((line, i) => ({ line, n: i + 1 })).filter((l) =>
       !/^\s*(\/\/|\*)/.test(l.line)
@@ -144,13 +145,32 @@ Deno.test("main.ts, cli.ts and commands/ write to stderr only through the one-li
       // what is held (lines only, in batches). The writer is handed only to run() and
       // reportInternalError as io.stderr: every line it gets was rendered by cli.ts. The one
       // other write is writeProgress's: a status redrawn in place (\r, erase), no newline,
-      // which cli.ts hands to commands only when stderr is a terminal.
+      // which cli.ts hands to commands only when stderr is a terminal. Both write through
+      // writeStderr, the one place that touches the stream (Deno's under deno run, else node's).
       assert.equal(hits.length, 2, JSON.stringify(hits));
       assert.match(hits[0]!.line, /^\s*process\.stderr\.write\(text\);$/);
-      assert.match(hits[1]!.line, /^\s*process\.stderr\.write\(`\\r\$\{status\}\\x1b\[K`\);$/);
+      assert.match(
+        hits[1]!.line,
+        /^\s*for \(let off = 0; off < data\.length;\) off \+= deno\.stderr\.writeSync\(data\.subarray\(off\)\);$/,
+      );
+      const writer = /function writeStderr\(text: string\): void \{\n([\s\S]*?)\n\}\n/.exec(text);
+      assert.ok(writer, "writeStderr");
+      for (const h of hits) {
+        assert.ok(writer[1]!.includes(h.line.trim()), `writeStderr's: ${h.line}`);
+      }
+      const calls = code(text).filter((l) => /writeStderr\(/.test(l.line));
+      assert.deepEqual(calls.map((c) => c.line.trim()), [
+        "writeStderr(text);",
+        "writeStderr(`\\r${status}\\x1b[K`);",
+        "function writeStderr(text: string): void {",
+      ]);
       const flush = /function flushStderr\(\): void \{\n([^}]*)\}/.exec(text);
-      assert.ok(flush && flush[1]!.includes(hits[0]!.line.trim()), "the write is flushStderr's");
+      assert.ok(flush && flush[1]!.includes("writeStderr(text);"), "the write is flushStderr's");
       assert.match(flush![1]!, /const text = heldStderr;/);
+      const progress = /function writeProgress\(status: string\): void \{\n([\s\S]*?)\n\}\n/.exec(
+        text,
+      );
+      assert.ok(progress && progress[1]!.includes("writeStderr(`\\r${status}\\x1b[K`);"));
       // What is held: only writeStderrLine's lines, emptied only by flushStderr.
       const held = code(text).filter((l) => /heldStderr\s*\+?=[^=]/.test(l.line));
       assert.deepEqual(held.map((h) => h.line.trim()), [
