@@ -6,10 +6,26 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { type Cert, summarize } from "../lib/pki/cert_info.ts";
+import {
+  type Cert,
+  isCa,
+  issuerText,
+  notAfterMs,
+  notBeforeMs,
+  rfc3339,
+  serialDecimal,
+  subjectText,
+  summarize,
+} from "../lib/pki/cert_info.ts";
+import { colonHex } from "../lib/pki/pkix.ts";
+import { formatKey, type KeyInfo } from "../lib/pki/pkix_key.ts";
+import { spkiHash } from "../lib/pki/pin.ts";
+import { type SigAlg, sigAlgName } from "../lib/pki/sigalg.ts";
+import { ekuName, keyUsageNames } from "../lib/pki/usages.ts";
 import { eachCert } from "../lib/pki/certsource.ts";
 import { InputError } from "../lib/base/errors.ts";
 import { formatName } from "../lib/pki/pkix_name.ts";
@@ -119,7 +135,9 @@ Examples:
         };
         let n = 0;
         try {
-          if (!input.part || input.text.includes("-----BEGIN")) {
+          // A piece's bytes are searched (its text is decoded only if read): the marker is
+          // ASCII, found in the bytes exactly where it is in the decoded text.
+          if (!input.part || hasPemBegin(input.bytes)) {
             n = await eachCert(input, { includeClient: true }, each);
           }
         } catch (e) {
@@ -173,6 +191,11 @@ function smallerInlining(): void {
   }
 }
 
+/** Whether `bytes` hold `-----BEGIN` (node:buffer's search, no copy). */
+function hasPemBegin(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).includes("-----BEGIN");
+}
+
 function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
@@ -204,36 +227,110 @@ const H_SPKI_PIN = heading("SPKI pin");
 /** Text reports' parts gathered before a write (about 40 a certificate). */
 const PARTS_PER_WRITE = 2048;
 
-/** The text report of one certificate, pushed onto `p` in parts. */
+/**
+ * The text report of one certificate, pushed onto `p` in parts: the fields
+ * of {@link summarize} that it shows, each computed as there (and nothing
+ * else: no summary object, no key-id texts).
+ */
 function details(label: string, c: Cert, now: Date, p: string[]): void {
-  const s = summarize(c, now) as Record<string, string | string[] | boolean | number>;
-  const list = (v: unknown) => (Array.isArray(v) && v.length ? v.join(", ") : "(none)");
-  p.push(label, "\n", H_SUBJECT, String(s.subject) || "(empty)", "\n");
-  p.push(H_ISSUER, String(s.issuer), "\n");
-  p.push(H_SERIAL, String(s.serialHex), " (", String(s.serial), ")\n");
-  p.push(H_NOT_BEFORE, String(s.notBefore), "\n");
-  p.push(
-    H_NOT_AFTER,
-    String(s.notAfter),
-    s.expired ? " (EXPIRED)\n" : " (",
-  );
-  if (!s.expired) p.push(String(s.timeLeft), " left)\n");
+  const nowMs = now.getTime();
+  const notAfter = notAfterMs(c);
+  const serial = c.serial;
+  p.push(label, "\n", H_SUBJECT, subjectText(c) || "(empty)", "\n");
+  p.push(H_ISSUER, issuerText(c), "\n");
+  p.push(H_SERIAL, colonHex(serial), " (", serialDecimal(serial), ")\n");
+  p.push(H_NOT_BEFORE, rfc3339(notBeforeMs(c)), "\n");
+  if (notAfter < nowMs) p.push(H_NOT_AFTER, rfc3339(notAfter), " (EXPIRED)\n");
+  else p.push(H_NOT_AFTER, rfc3339(notAfter), " (", timeLeftText(notAfter - nowMs), " left)\n");
   p.push(H_SANS);
   const before = p.length;
-  const addSans = (prefix: string, values: string[]) => {
-    for (const v of values) p.push(p.length === before ? prefix : ", " + prefix, v);
-  };
-  addSans("DNS:", c.sans.dns);
-  addSans("IP:", c.sans.ips);
-  addSans("email:", c.sans.emails);
-  addSans("URI:", c.sans.uris);
+  const sans = c.sans;
+  pushSans(p, before, "DNS:", sans.dns);
+  pushSans(p, before, "IP:", sans.ips);
+  pushSans(p, before, "email:", sans.emails);
+  pushSans(p, before, "URI:", sans.uris);
   if (p.length === before) p.push("(none)");
-  p.push("\n", H_KEY_USAGE, list(s.keyUsage), "\n");
-  p.push(H_EXT_KEY_USAGE, list(s.extKeyUsage), "\n");
-  p.push(H_KEY, String(s.key), "\n");
-  p.push(H_CA, String(s.isCA), "\n");
-  p.push(H_SIGNATURE, String(s.signatureAlgorithm), "\n");
-  p.push(H_SPKI_PIN, String(s.spkiPin), "\n");
+  p.push("\n", H_KEY_USAGE, keyUsageText(c.keyUsage), "\n");
+  p.push(H_EXT_KEY_USAGE, extKeyUsageText(c.extKeyUsage), "\n");
+  p.push(H_KEY, keyText(c.key), "\n");
+  p.push(H_CA, isCa(c) ? "true" : "false", "\n");
+  p.push(H_SIGNATURE, sigAlgText(c.sigAlg), "\n");
+  p.push(H_SPKI_PIN, spkiHash(c.key.spki), "\n");
+}
+
+/** The SANs of one kind, each after `prefix` (and a comma after the first of all, at `before`). */
+function pushSans(p: string[], before: number, prefix: string, values: string[]): void {
+  for (let i = 0; i < values.length; i++) {
+    p.push(p.length === before ? prefix : ", " + prefix, values[i]!);
+  }
+}
+
+// A fleet repeats its usages, key type, signature algorithm and expiry: each text is kept
+// for the value it was made for (the last one).
+let lastTimeLeftMs = NaN;
+let lastTimeLeft = "";
+let lastKeyUsage: number | undefined = -1;
+let lastKeyUsageText = "";
+let lastEku: readonly string[] | undefined;
+let lastEkuText = "";
+let lastKeyType = "";
+let lastKeyBits = -1;
+let lastKeyCurve: string | undefined;
+let lastKeyText = "";
+let lastSigAlg: SigAlg | undefined;
+let lastSigAlgText = "";
+
+/** `shortHumanDuration(ms)` (summarize's `timeLeft`). */
+function timeLeftText(ms: number): string {
+  if (ms !== lastTimeLeftMs) {
+    lastTimeLeft = shortHumanDuration(ms);
+    lastTimeLeftMs = ms;
+  }
+  return lastTimeLeft;
+}
+
+/** A list as the report shows it: joined with commas, or `(none)`. */
+function listText(v: readonly string[]): string {
+  return v.length ? v.join(", ") : "(none)";
+}
+
+/** summarize's `keyUsage` as the report shows it. */
+function keyUsageText(ku: number | undefined): string {
+  if (ku !== lastKeyUsage) {
+    lastKeyUsageText = listText(ku === undefined ? [] : keyUsageNames(ku));
+    lastKeyUsage = ku;
+  }
+  return lastKeyUsageText;
+}
+
+/** summarize's `extKeyUsage` as the report shows it (a frozen list is the same list again). */
+function extKeyUsageText(eku: readonly string[] | undefined): string {
+  if (eku === undefined) return "(none)";
+  if (eku !== lastEku || !Object.isFrozen(eku)) {
+    lastEkuText = listText(eku.map(ekuName));
+    lastEku = eku;
+  }
+  return lastEkuText;
+}
+
+/** `formatKey(k)` (summarize's `key`). */
+function keyText(k: KeyInfo): string {
+  if (k.type !== lastKeyType || k.bits !== lastKeyBits || k.curve !== lastKeyCurve) {
+    lastKeyText = formatKey(k);
+    lastKeyType = k.type;
+    lastKeyBits = k.bits;
+    lastKeyCurve = k.curve;
+  }
+  return lastKeyText;
+}
+
+/** `sigAlgName(alg)` (summarize's `signatureAlgorithm`); a fleet's certificates share one. */
+function sigAlgText(alg: SigAlg): string {
+  if (alg !== lastSigAlg) {
+    lastSigAlgText = sigAlgName(alg);
+    lastSigAlg = alg;
+  }
+  return lastSigAlgText;
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

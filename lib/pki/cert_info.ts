@@ -269,9 +269,7 @@ export function parseCertificate(der: Uint8Array): Cert {
   const issuer = issuerName(der, issuerStart, issuerEnd);
   if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed validity");
   tp = at.end;
-  const vEnd = at.end;
-  const notBefore = readTime(der, at.cs, vEnd);
-  const notAfter = readTime(der, timeEnd, vEnd);
+  readValidity(der, at.cs, at.end);
   if (!readTagAt(der, tp, tEnd, 0x30)) return fail("x509: malformed issuer");
   const subjectStart = tp, subjectEnd = at.end;
   tp = at.end;
@@ -282,7 +280,7 @@ export function parseCertificate(der: Uint8Array): Cert {
   tp = at.end;
   const { key, algorithm: publicKeyAlgorithm } = goParseSpki(der, spkiTlv);
 
-  let extensions: Extension[] = NO_EXTENSIONS;
+  let extCount = 0;
   let extStart = 0, extEnd = 0;
   if (version > 1) {
     if (tp < tEnd && der[tp] === 0x81) {
@@ -299,7 +297,7 @@ export function parseCertificate(der: Uint8Array): Cert {
       if (!readTagAt(der, at.cs, at.end, 0x30)) return fail("x509: malformed extensions");
       extStart = at.cs;
       extEnd = at.end;
-      extensions = readExtensions(der, extStart, extEnd);
+      extCount = scanExtensions(der, extStart, extEnd);
     }
   }
 
@@ -314,64 +312,69 @@ export function parseCertificate(der: Uint8Array): Cert {
   let sanExtension: Uint8Array | undefined;
   let nameConstraints: NameConstraints | undefined;
   let unhandledCriticalExtensions: string[] = NO_OIDS;
-  for (let i = 0; i < extensions.length; i++) {
-    const e = extensions[i]!;
+  // The extensions scanExtensions found, by offsets: a value's view is made only when kept
+  // or parsed (the cached tables are looked up by the bytes).
+  for (let i = 0; i < extCount; i++) {
+    const oid = EXT_OIDS[i]!;
+    const critical = EXT_CRITICAL[i]!;
+    const vs = EXT_VALUES[2 * i]!, ve = EXT_VALUES[2 * i + 1]!;
     let unhandled = false;
-    const n = idCeCached(e.oid);
+    const n = idCeCached(oid);
     if (n !== undefined) {
       switch (n) {
         case 15:
-          keyUsage = cached(KEY_USAGES, e.value, parseKeyUsage);
+          keyUsage = cachedAt(KEY_USAGES, der, vs, ve, parseKeyUsage);
           break;
         case 19:
-          basicConstraints = cached(BASIC_CONSTRAINTS, e.value, parseBasicConstraints);
+          basicConstraints = cachedAt(BASIC_CONSTRAINTS, der, vs, ve, parseBasicConstraints);
           break;
         case 17: {
-          const r = goParseSan(e.value);
+          const value = der.subarray(vs, ve);
+          const r = goParseSan(value);
           sans = r.sans;
           sanIpBytes = r.ipBytes;
-          sanExtension = e.value;
+          sanExtension = value;
           if (!r.any) unhandled = true;
           break;
         }
         case 30: {
-          const r = goParseNameConstraints(e.value, e.critical);
+          const r = goParseNameConstraints(der.subarray(vs, ve), critical);
           nameConstraints = r.nc;
           unhandled = r.unhandled;
           break;
         }
         case 31:
-          checkCrlDp(e.value);
+          checkCrlDp(der.subarray(vs, ve));
           break;
         case 35:
-          if (e.critical) fail("x509: authority key identifier incorrectly marked critical");
-          authorityKeyId = cached(AUTHORITY_KEY_IDS, e.value, parseAuthorityKeyId);
+          if (critical) fail("x509: authority key identifier incorrectly marked critical");
+          authorityKeyId = cachedAt(AUTHORITY_KEY_IDS, der, vs, ve, parseAuthorityKeyId);
           break;
         case 36:
         case 33:
         case 54:
-          checkPolicyExtension(n, e.value);
+          checkPolicyExtension(n, der.subarray(vs, ve));
           break;
         case 37:
-          extKeyUsage = cached(EXT_KEY_USAGES, e.value, parseExtKeyUsage);
+          extKeyUsage = cachedAt(EXT_KEY_USAGES, der, vs, ve, parseExtKeyUsage);
           break;
         case 14:
-          if (e.critical) fail("x509: subject key identifier incorrectly marked critical");
-          subjectKeyId = parseSubjectKeyId(e.value);
+          if (critical) fail("x509: subject key identifier incorrectly marked critical");
+          subjectKeyId = parseSubjectKeyId(der.subarray(vs, ve));
           break;
         case 32:
-          checkPolicies(e.value);
+          checkPolicies(der.subarray(vs, ve));
           break;
         default:
           unhandled = true;
       }
-    } else if (e.oid === "1.3.6.1.5.5.7.1.1") {
-      if (e.critical) fail("x509: authority info access incorrectly marked critical");
-      checkAia(e.value);
+    } else if (oid === "1.3.6.1.5.5.7.1.1") {
+      if (critical) fail("x509: authority info access incorrectly marked critical");
+      checkAia(der.subarray(vs, ve));
     } else unhandled = true;
-    if (e.critical && unhandled) {
+    if (critical && unhandled) {
       if (unhandledCriticalExtensions === NO_OIDS) unhandledCriticalExtensions = [];
-      unhandledCriticalExtensions.push(e.oid);
+      unhandledCriticalExtensions.push(oid);
     }
   }
 
@@ -381,6 +384,7 @@ export function parseCertificate(der: Uint8Array): Cert {
   if (certEnd !== n) fail("x509: trailing data");
 
   const c = new ParsedCert(der, tbsStart, tbsEnd, serialStart, serialEnd, issuerStart, issuerEnd);
+  c.subjectName = undefined;
   c.subjectStart = subjectStart;
   c.subjectEnd = subjectEnd;
   c.sigStart = sigStart;
@@ -389,8 +393,8 @@ export function parseCertificate(der: Uint8Array): Cert {
   c.sigAlg = sigAlg;
   c.version = version;
   c.issuer = issuer;
-  c.notBeforeMs = notBefore.getTime();
-  c.notAfterMs = notAfter.getTime();
+  c.notBeforeMs = validity.notBeforeMs;
+  c.notAfterMs = validity.notAfterMs;
   c.key = key;
   c.extStart = extStart;
   c.extEnd = extEnd;
@@ -421,46 +425,63 @@ export function parseCertificate(der: Uint8Array): Cert {
  * subject Name (checked at parse time, made on first read).
  */
 class ParsedCert implements Cert {
-  subjectStart = 0;
-  subjectEnd = 0;
-  sigStart = 0;
-  sigEnd = 0;
-  sigOid = "";
-  sigAlg!: SigAlg;
-  version = 0;
-  issuer!: Name;
-  subjectName: Name | undefined = undefined;
-  notBeforeMs = 0;
-  notAfterMs = 0;
-  key!: KeyInfo;
-  extStart = 0;
-  extEnd = 0;
-  keyUsage: number | undefined;
-  extKeyUsage: string[] | undefined;
-  basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
-  subjectKeyId: Uint8Array | undefined;
-  authorityKeyId: Uint8Array | undefined;
-  sans!: Sans;
-  signatureAlgorithm = "";
-  publicKeyAlgorithm = "";
-  basicConstraintsValid = false;
-  isCA = false;
-  maxPathLen = -1;
-  hasSanExtension = false;
-  sanExtension: Uint8Array | undefined;
-  sanIpBytes!: Uint8Array[];
-  nameConstraints: NameConstraints | undefined;
-  unhandledCriticalExtensions!: string[];
+  // Declared, not initialised: parseCertificate sets every field, in one order (a class field
+  // initialiser would define each once more for every certificate).
+  declare readonly der: Uint8Array;
+  declare readonly tbsStart: number;
+  declare readonly tbsEnd: number;
+  declare readonly serialStart: number;
+  declare readonly serialEnd: number;
+  declare readonly issuerStart: number;
+  declare readonly issuerEnd: number;
+  declare subjectStart: number;
+  declare subjectEnd: number;
+  declare sigStart: number;
+  declare sigEnd: number;
+  declare sigOid: string;
+  declare sigAlg: SigAlg;
+  declare version: number;
+  declare issuer: Name;
+  declare subjectName: Name | undefined;
+  declare notBeforeMs: number;
+  declare notAfterMs: number;
+  declare key: KeyInfo;
+  declare extStart: number;
+  declare extEnd: number;
+  declare keyUsage: number | undefined;
+  declare extKeyUsage: string[] | undefined;
+  declare basicConstraints: { isCA: boolean; maxPathLen: number } | undefined;
+  declare subjectKeyId: Uint8Array | undefined;
+  declare authorityKeyId: Uint8Array | undefined;
+  declare sans: Sans;
+  declare signatureAlgorithm: string;
+  declare publicKeyAlgorithm: string;
+  declare basicConstraintsValid: boolean;
+  declare isCA: boolean;
+  declare maxPathLen: number;
+  declare hasSanExtension: boolean;
+  declare sanExtension: Uint8Array | undefined;
+  declare sanIpBytes: Uint8Array[];
+  declare nameConstraints: NameConstraints | undefined;
+  declare unhandledCriticalExtensions: string[];
 
   constructor(
-    readonly der: Uint8Array,
-    readonly tbsStart: number,
-    readonly tbsEnd: number,
-    readonly serialStart: number,
-    readonly serialEnd: number,
-    readonly issuerStart: number,
-    readonly issuerEnd: number,
-  ) {}
+    der: Uint8Array,
+    tbsStart: number,
+    tbsEnd: number,
+    serialStart: number,
+    serialEnd: number,
+    issuerStart: number,
+    issuerEnd: number,
+  ) {
+    this.der = der;
+    this.tbsStart = tbsStart;
+    this.tbsEnd = tbsEnd;
+    this.serialStart = serialStart;
+    this.serialEnd = serialEnd;
+    this.issuerStart = issuerStart;
+    this.issuerEnd = issuerEnd;
+  }
 
   /** Read again from the DER on each access (it parsed once, so it parses again). */
   get extensions(): Extension[] {
@@ -505,13 +526,19 @@ class ParsedCert implements Cert {
 
 /** An extension of a {@link ParsedCert}: its value is a view into the DER, made when read. */
 class CertExtension implements Extension {
-  constructor(
-    readonly oid: string,
-    readonly critical: boolean,
-    readonly der: Uint8Array,
-    readonly start: number,
-    readonly end: number,
-  ) {}
+  declare readonly oid: string;
+  declare readonly critical: boolean;
+  declare readonly der: Uint8Array;
+  declare readonly start: number;
+  declare readonly end: number;
+
+  constructor(oid: string, critical: boolean, der: Uint8Array, start: number, end: number) {
+    this.oid = oid;
+    this.critical = critical;
+    this.der = der;
+    this.start = start;
+    this.end = end;
+  }
 
   get value(): Uint8Array {
     return this.der.subarray(this.start, this.end);
@@ -530,9 +557,20 @@ const NO_SANS: Sans = Object.freeze({
   uris: NO_STRINGS,
 });
 
-/** The extensions in the SEQUENCE content `der[start:end]`, read as Go reads them. */
-function readExtensions(der: Uint8Array, start: number, end: number): Extension[] {
-  const extensions: Extension[] = [];
+// What scanExtensions found in the certificate being parsed (reused: nothing is held).
+const EXT_OIDS: string[] = [];
+const EXT_CRITICAL: boolean[] = [];
+/** Each extension's value as a pair of offsets (start, end) into the DER. */
+const EXT_VALUES: number[] = [];
+
+/**
+ * The extensions in the SEQUENCE content `der[start:end]`, read as Go reads
+ * them (every one's structure, and no OID twice, before any is processed),
+ * into {@link EXT_OIDS}, {@link EXT_CRITICAL} and {@link EXT_VALUES}; returns
+ * how many.
+ */
+function scanExtensions(der: Uint8Array, start: number, end: number): number {
+  let count = 0;
   let seen: Set<string> | undefined;
   let p = start;
   while (p < end) {
@@ -559,12 +597,32 @@ function readExtensions(der: Uint8Array, start: number, end: number): Extension[
     let dup = false;
     if (seen !== undefined) dup = seen.has(oid);
     else {
-      for (let i = 0; i < extensions.length; i++) if (extensions[i]!.oid === oid) dup = true;
-      if (extensions.length >= 8) seen = new Set(extensions.map((e) => e.oid));
+      for (let i = 0; i < count; i++) if (EXT_OIDS[i] === oid) dup = true;
+      if (count >= 8) seen = new Set(EXT_OIDS.slice(0, count));
     }
     if (dup) fail(`x509: certificate contains duplicate extension with OID "${oid}"`);
     seen?.add(oid);
-    extensions.push(new CertExtension(oid, critical, der, at.cs, at.end));
+    EXT_OIDS[count] = oid;
+    EXT_CRITICAL[count] = critical;
+    EXT_VALUES[2 * count] = at.cs;
+    EXT_VALUES[2 * count + 1] = at.end;
+    count++;
+  }
+  return count;
+}
+
+/** The extensions in the SEQUENCE content `der[start:end]`, read as Go reads them. */
+function readExtensions(der: Uint8Array, start: number, end: number): Extension[] {
+  const count = scanExtensions(der, start, end);
+  const extensions: Extension[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    extensions[i] = new CertExtension(
+      EXT_OIDS[i]!,
+      EXT_CRITICAL[i]!,
+      der,
+      EXT_VALUES[2 * i]!,
+      EXT_VALUES[2 * i + 1]!,
+    );
   }
   return extensions;
 }
@@ -622,13 +680,22 @@ const EXT_KEY_USAGES = new ByteTable<string[]>(64, 256);
 const BASIC_CONSTRAINTS = new ByteTable<{ isCA: boolean; maxPathLen: number }>(64, 32);
 const AUTHORITY_KEY_IDS = new ByteTable<Uint8Array>(64, 128);
 
-/** `parse(value)` through `table`: parsed once per distinct value (a failure is not kept). */
-function cached<T>(table: ByteTable<T>, value: Uint8Array, parse: (v: Uint8Array) => T): T {
-  let r = table.get(value, 0, value.length);
+/**
+ * `parse(der[start:end])` through `table`: parsed once per distinct value (a
+ * failure is not kept); the view is made only to parse.
+ */
+function cachedAt<T>(
+  table: ByteTable<T>,
+  der: Uint8Array,
+  start: number,
+  end: number,
+  parse: (v: Uint8Array) => T,
+): T {
+  let r = table.get(der, start, end);
   if (r === undefined) {
-    r = parse(value);
+    r = parse(der.subarray(start, end));
     if (typeof r === "object" && !ArrayBuffer.isView(r)) Object.freeze(r);
-    table.set(value, 0, value.length, r);
+    table.set(der, start, end, r);
   }
   return r;
 }
@@ -675,6 +742,34 @@ function readTime(der: Uint8Array, pos: number, end: number): Date {
     return d;
   }
   return fail("x509: unsupported time format");
+}
+
+/**
+ * The validity last read by {@link readValidity}, and its content bytes: a
+ * fleet signed in one batch repeats its validity, read once (the two times
+ * depend on these bytes alone).
+ */
+const validity = { notBeforeMs: 0, notAfterMs: 0, len: -1, bytes: new Uint8Array(64) };
+
+/** Go's `parseValidity` of the SEQUENCE content `der[start:end]` into {@link validity}. */
+function readValidity(der: Uint8Array, start: number, end: number): void {
+  const len = end - start;
+  if (len === validity.len && rangesEqualTo(validity.bytes, der, start, len)) return;
+  validity.len = -1;
+  const notBefore = readTime(der, start, end).getTime();
+  const notAfter = readTime(der, timeEnd, end).getTime();
+  validity.notBeforeMs = notBefore;
+  validity.notAfterMs = notAfter;
+  if (len <= validity.bytes.length) {
+    validity.bytes.set(der.subarray(start, end));
+    validity.len = len;
+  }
+}
+
+/** Whether `der[start:start+len]` equals the first `len` bytes of `kept`. */
+function rangesEqualTo(kept: Uint8Array, der: Uint8Array, start: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (kept[i] !== der[start + i]) return false;
+  return true;
 }
 
 /** Parses a DER certificate, prefixing errors with `source`. */
@@ -742,7 +837,7 @@ let lastIssuer: Name | undefined;
 let lastIssuerText = "";
 
 /** `formatName(c.issuer)`, cached by the issuer's DER (formatName reads only the parsed name). */
-function issuerText(c: Cert): string {
+export function issuerText(c: Cert): string {
   // Certificates with the same issuer bytes share one parsed Name.
   if (c.issuer === lastIssuer) return lastIssuerText;
   const key = latin1(c.issuerDer);
@@ -758,7 +853,7 @@ function issuerText(c: Cert): string {
 }
 
 /** `formatRfc3339` of an instant (milliseconds), cached by the instant. */
-function rfc3339(ms: number): string {
+export function rfc3339(ms: number): string {
   let s = timeTexts.get(ms);
   if (s === undefined) {
     if (timeTexts.size >= CACHE_MAX) timeTexts.clear();
@@ -769,17 +864,20 @@ function rfc3339(ms: number): string {
 }
 
 /** `formatName(c.subject)`; for a parsed certificate whose Name was not made yet, from the DER. */
-function subjectText(c: Cert): string {
+export function subjectText(c: Cert): string {
   return c instanceof ParsedCert && c.subjectName === undefined
     ? formatCertNameAt(c.der, c.subjectStart, c.subjectEnd)
     : formatName(c.subject);
 }
 
-/** The validity instants in milliseconds (a {@link ParsedCert} holds them so). */
-function validityMs(c: Cert): [number, number] {
-  return c instanceof ParsedCert
-    ? [c.notBeforeMs, c.notAfterMs]
-    : [c.notBefore.getTime(), c.notAfter.getTime()];
+/** `c.notBefore` in milliseconds (a {@link ParsedCert} holds it so). */
+export function notBeforeMs(c: Cert): number {
+  return c instanceof ParsedCert ? c.notBeforeMs : c.notBefore.getTime();
+}
+
+/** `c.notAfter` in milliseconds (a {@link ParsedCert} holds it so). */
+export function notAfterMs(c: Cert): number {
+  return c instanceof ParsedCert ? c.notAfterMs : c.notAfter.getTime();
 }
 
 let lastKeyId: Uint8Array | undefined;
@@ -796,7 +894,7 @@ function keyIdText(id: Uint8Array): string {
 
 /** A JSON-friendly summary of a certificate at time `now`. */
 export function summarize(c: Cert, now: Date): Record<string, unknown> {
-  const [notBefore, notAfter] = validityMs(c);
+  const notBefore = notBeforeMs(c), notAfter = notAfterMs(c);
   return {
     subject: subjectText(c),
     issuer: issuerText(c),

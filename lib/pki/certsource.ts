@@ -95,10 +95,11 @@ function eachPemCert<T>(
   parse: (der: Uint8Array) => T,
   prefix: string,
   each: (cert: T) => void,
+  text: string = pemText(data),
 ): number {
   let count = 0;
   // Bytes are their own Latin-1 text: bodies are decoded from them, not from a copy.
-  eachPemBlock(pemText(data), (block) => {
+  eachPemBlock(text, (block) => {
     if (block.type !== "CERTIFICATE" || Object.keys(block.headers).length > 0) return;
     let cert: T;
     try {
@@ -314,18 +315,22 @@ export async function eachCert(
   opts: ExtractOptions,
   each: (cert: Cert) => void,
 ): Promise<number> {
-  const { name, text, bytes } = input;
-  if (!looksLikePem(text)) {
+  // Only the bytes are read here (a piece of a long file decodes its text only if asked):
+  // their Latin-1 reading holds the ASCII marker looksLikePem looks for exactly where the
+  // decoded text does, and it is the text the PEM blocks are read from anyway.
+  const { name, bytes } = input;
+  const latin1 = pemText(bytes);
+  if (!looksLikePem(latin1)) {
     const certs = await extractCerts(input, opts);
     for (const c of certs) each(c);
     return certs.length;
   }
   const { parseCertificate } = await import("./cert_info.ts");
   // certsPemFrom's texts: `<name>: <parser's error>`, or no certificate at all.
-  const count = eachPemCert(bytes, parseCertificate, name + ": ", each);
+  const count = eachPemCert(bytes, parseCertificate, name + ": ", each, latin1);
   if (count === 0) {
     throw new InputError(
-      `${name}: no certificate found${foundTypes(pemText(bytes))}: ${NO_CERTIFICATES}`,
+      `${name}: no certificate found${foundTypes(latin1)}: ${NO_CERTIFICATES}`,
     );
   }
   return count;
