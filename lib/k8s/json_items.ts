@@ -45,7 +45,33 @@ export interface ItemTemplate {
   hits: number;
   /** The runs with a plain value between each two, as one sticky regex. */
   regex?: RegExp;
+  /** The last item's values, when they were all plain. */
+  prev: string[] | undefined;
+  /** The template with the values the last two items shared written in. */
+  alike: Alike | undefined;
+  /** Items to match before the next {@link Alike} is made (one that failed waits). */
+  wait: number;
+  /** Alikes made so far (each wait is longer). */
+  made: number;
 }
+
+/** A template with the values two items shared in its text (as a fleet's items share most). */
+interface Alike {
+  /** The item's text with a plain value captured where the two items differed. */
+  regex: RegExp;
+  /** The values captured, by number. */
+  vary: number[];
+  /** Every value, as in the items that made it (those in {@link vary} are overwritten). */
+  values: string[];
+  /** The Secret those values give (decodeItem), when they give one. */
+  secret?: DecodedSecret;
+  /** What each captured value is in the Secret (see Field), and for data which entry. */
+  field: number[];
+}
+
+// What a value is in a Secret's fields (Alike.field); data entries are DATA + their index.
+const OTHER = 0, KIND = 1, API_VERSION = 2, NAME = 3, NAMESPACE = 4, TYPE = 5, DELETION = 6;
+const DATA = 7;
 
 /** Which value (index, -1 for absent or null) is which field decodeSecret reads. */
 interface SecretPlan {
@@ -124,6 +150,10 @@ export function learnItem(raw: string): ItemTemplate | undefined {
     last: [],
     lastDecoded: [],
     hits: 0,
+    prev: undefined,
+    alike: undefined,
+    wait: 0,
+    made: 0,
   };
   const plan = secretPlan(probe);
   if (plan !== undefined) template.secret = plan;
@@ -186,6 +216,9 @@ const ESCAPED = /(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
  */
 export let matchedPlain = true;
 
+/** Whether the last item {@link matchItem} matched was matched by the template's Alike. */
+let matchedAlike = false;
+
 /**
  * Matches `text` at `start` against `template`: the end of the item, or -1
  * when it does not match (it is then read the general way). With `values`,
@@ -207,6 +240,37 @@ export function matchItem(
   values?: string[],
 ): number {
   matchedPlain = true;
+  matchedAlike = false;
+  const alike = template.alike;
+  if (alike !== undefined) {
+    alike.regex.lastIndex = start;
+    const m = alike.regex.exec(text);
+    if (m !== null) {
+      matchedAlike = true;
+      if (values !== undefined) {
+        const all = alike.values, vary = alike.vary;
+        for (let i = 0; i < all.length; i++) values[i] = all[i]!;
+        for (let j = 0; j < vary.length; j++) values[vary[j]!] = m[j + 1]!;
+      }
+      return alike.regex.lastIndex;
+    }
+    // Another shape of values: matched the general way, and a new one made later.
+    template.alike = undefined;
+    template.prev = undefined;
+    template.wait = 64 << Math.min(template.made, 16);
+  }
+  const end = matchGeneral(template, text, start, values);
+  if (end >= 0 && values !== undefined) learnAlike(template, values);
+  return end;
+}
+
+/** {@link matchItem} by the template's runs, its values read whatever they are. */
+function matchGeneral(
+  template: ItemTemplate,
+  text: string,
+  start: number,
+  values?: string[],
+): number {
   const regex = template.regex;
   if (regex !== undefined) {
     // One native match for an item with plain values (the same outcome as the steps below).
@@ -247,6 +311,56 @@ export function matchItem(
   return p;
 }
 
+/**
+ * Makes the template's Alike from the last two items' values when both
+ * were plain (and the last one failed long enough ago).
+ */
+function learnAlike(template: ItemTemplate, values: readonly string[]): void {
+  const n = template.runs.length - 1;
+  if (!matchedPlain) {
+    template.prev = undefined;
+    return;
+  }
+  const prev = template.prev;
+  template.prev = values.slice(0, n).map(own);
+  if (prev === undefined || template.wait-- > 0) return;
+  const vary: number[] = [];
+  let source = escapeRegex(template.runs[0]!);
+  for (let i = 0; i < n; i++) {
+    if (prev[i] === values[i]) source += escapeRegex(prev[i]!);
+    else {
+      vary.push(i);
+      source += PLAIN_VALUE;
+    }
+    source += escapeRegex(template.runs[i + 1]!);
+  }
+  const alike: Alike = {
+    regex: new RegExp(source, "y"),
+    vary,
+    values: prev,
+    field: vary.map((i) => fieldOf(template.secret, i)),
+  };
+  matchedAlike = false;
+  const secret = decodeItem(template, prev);
+  if (secret !== undefined) alike.secret = secret;
+  template.alike = alike;
+  template.made++;
+}
+
+/** What value `i` is in the Secret a plan reads (see Alike.field). */
+function fieldOf(plan: SecretPlan | undefined, i: number): number {
+  if (plan === undefined) return OTHER;
+  const j = plan.slots.indexOf(i);
+  if (j >= 0) return DATA + j;
+  if (i === plan.kind) return KIND;
+  if (i === plan.apiVersion) return API_VERSION;
+  if (i === plan.name) return NAME;
+  if (i === plan.namespace) return NAMESPACE;
+  if (i === plan.type) return TYPE;
+  if (i === plan.deletion) return DELETION;
+  return OTHER;
+}
+
 /** A plain value's contents (see PLAIN), captured. */
 const PLAIN_VALUE = '([^"\\\\\\x00-\\x1f[\\]{}]*)';
 
@@ -273,7 +387,12 @@ export function decodeItem(
   values: readonly string[],
 ): DecodedSecret | undefined {
   const plan = template.secret;
-  if (plan === undefined || values[plan.kind] !== "Secret") return undefined;
+  if (plan === undefined) return undefined;
+  const alike = template.alike;
+  if (matchedAlike && alike !== undefined) {
+    return alike.secret === undefined ? undefined : decodeAlike(template, plan, alike, values);
+  }
+  if (values[plan.kind] !== "Secret") return undefined;
   if (plan.apiVersion >= 0 && values[plan.apiVersion] !== "v1") return undefined;
   const data: Record<string, string> = {};
   const { keys, slots, base64 } = plan;
@@ -342,6 +461,51 @@ function asciiBase64(text: string): string | undefined {
 function sextet(text: string, i: number): number {
   const c = text.charCodeAt(i);
   return c < 128 ? SEXTET[c]! : -1;
+}
+
+/**
+ * {@link decodeItem} for an item its template's Alike matched: the Alike's
+ * Secret with the values that vary put in as decodeItem puts them.
+ */
+function decodeAlike(
+  template: ItemTemplate,
+  plan: SecretPlan,
+  alike: Alike,
+  values: readonly string[],
+): DecodedSecret | undefined {
+  const base = alike.secret!;
+  const data = { ...base.data };
+  let { name, namespace, type } = base;
+  let deletion = base.deletionTimestamp;
+  const { vary, field } = alike;
+  for (let j = 0; j < vary.length; j++) {
+    const v = values[vary[j]!]!;
+    const f = field[j]!;
+    if (f >= DATA) {
+      const i = f - DATA;
+      let value: string;
+      if (!plan.base64[i]) value = own(v);
+      else if (v === template.last[i]) value = template.lastDecoded[i]!;
+      else {
+        const decoded = asciiBase64(v) ?? decodeBase64Strict(v);
+        if (decoded === undefined) return undefined; // refused by decodeSecret
+        value = decoded;
+        template.last[i] = own(v);
+        template.lastDecoded[i] = decoded;
+      }
+      setKey(data, plan.keys[i]!, value);
+    } else if (f === KIND) {
+      if (v !== "Secret") return undefined;
+    } else if (f === API_VERSION) {
+      if (v !== "v1") return undefined;
+    } else if (f === NAME) name = own(v);
+    else if (f === NAMESPACE) namespace = own(v);
+    else if (f === TYPE) type = own(v) || "Opaque";
+    else if (f === DELETION) deletion = own(v);
+  }
+  const out: DecodedSecret = { name, namespace, type, data };
+  if (deletion !== undefined) out.deletionTimestamp = deletion;
+  return out;
 }
 
 // As decodeSecret sets keys: `__proto__` defined, not assigned (that would set the prototype).

@@ -160,7 +160,7 @@ export class JsonListReader {
   #run = -1;
   #runEnd = 0;
   #itemsBefore = 0;
-  #offset = 0; // characters dropped from #buf
+  #stopAt = Infinity; // #scan stops between tokens from here on (see #stitch)
   #bracketDepth = 0; // parseManifests' bracket count, over the whole text
   #counted = 0; // the brackets of #buf before this are counted
   #next = -1; // the first bracket in #buf at or after #counted (Infinity: none); stale if less
@@ -184,20 +184,20 @@ export class JsonListReader {
   /** Feeds the next block of text; returns the parts it completes. */
   push(text: string): JsonListPart[] {
     // A byte order mark at the very start is dropped, as parseManifests drops it.
-    if (!this.#fed && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const first = !this.#fed;
+    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text !== "") this.#fed = true;
     this.#endRun();
-    // Flat: a concatenation would be flattened again by each search in it.
-    this.#buf = copy(this.#buf.slice(this.#start) + text);
-    this.#pos -= this.#start;
-    this.#offset += this.#start;
-    this.#counted -= this.#start;
-    this.#next = -1;
-    this.#start = 0;
     const out: JsonListPart[] = [];
     // The block's brackets are all counted before any of its parts is handed out, and a
     // nesting error anywhere in it comes before any other (as when they were counted first).
     try {
+      const left = this.#buf.length - this.#start;
+      if (left > 0) this.#stitch(out, text, left);
+      else {
+        // The first block (many reads joined) made flat once: each search would flatten it.
+        this.#use(first ? copy(text) : text, this.#start);
+      }
       this.#scan(out, false);
     } catch (e) {
       this.#countTo(this.#buf.length);
@@ -205,6 +205,50 @@ export class JsonListReader {
     }
     this.#countTo(this.#buf.length);
     return out;
+  }
+
+  /**
+   * Makes `b` the text scanned, `shift` characters of the old one before
+   * it (kept positions move back by as many; its brackets are uncounted).
+   */
+  #use(b: string, shift: number): void {
+    this.#endRun();
+    this.#buf = b;
+    this.#pos -= shift;
+    this.#start -= shift;
+    this.#counted = Math.max(0, this.#counted - shift);
+    this.#next = -1;
+  }
+
+  /**
+   * Scans the token the last block ended in (its last `left` characters)
+   * on a short text made of it and the start of `text`, until the scan is
+   * between tokens in `text`: the rest is scanned in `text` itself (a
+   * block joined to what is left of the last one would be copied whole).
+   */
+  #stitch(out: JsonListPart[], text: string, left: number): void {
+    const rest = this.#buf.slice(this.#start);
+    this.#use("", this.#start);
+    this.#counted = left; // (the last block's brackets are counted)
+    for (let m = 4096;; m *= 2) {
+      const whole = m >= text.length;
+      const b = copy(rest + (whole ? text : text.slice(0, m)));
+      this.#endRun();
+      this.#buf = b;
+      this.#next = -1;
+      this.#stopAt = left;
+      try {
+        this.#scan(out, false);
+      } catch (e) {
+        this.#use(text, left); // (its brackets are then counted in `text`)
+        throw e;
+      } finally {
+        this.#stopAt = Infinity;
+      }
+      if (this.#pos === this.#start && this.#pos >= left) break; // between tokens, in `text`
+      if (whole) return; // the token goes on past `text`: kept as it is
+    }
+    this.#use(text, left);
   }
 
   /** The end of the input: the last parts (refuses a List left unfinished). */
@@ -370,6 +414,7 @@ export class JsonListReader {
   #scan(out: JsonListPart[], eof: boolean): void {
     const b = this.#buf;
     for (;;) {
+      if (this.#pos === this.#start && this.#pos >= this.#stopAt) return;
       if (this.#state === S.Item || this.#state === S.Value || this.#state === S.Key) {
         // An item that matches the last item's template ends where the template says.
         let end = -1;
