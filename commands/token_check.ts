@@ -10,6 +10,7 @@ import { SECRET_PREFIX, tokenFromString } from "../lib/tokens/token.ts";
 import { CheckError, UsageError } from "../lib/base/errors.ts";
 import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
+import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
 import { readManifestChunks } from "./_io.ts";
@@ -73,6 +74,12 @@ Examples:
     const wanted = SECRET_PREFIX + (tokenFromString(token)?.id ?? "");
     const counts = { documents: 0, objects: 0 };
     for (const chunk of readManifestChunks(paths)) {
+      // Fleets in the common simple shape are read straight into the same Secrets.
+      const simple = simpleSecretsChunk(chunk, counts);
+      if (simple !== undefined) {
+        for (const secret of simple) if (secret.name === wanted) secrets.push(secret);
+        continue;
+      }
       for (const obj of parseManifestChunk(chunk, counts)) {
         if (!isSecretObject(obj)) continue;
         const secret = decodeSecret(obj, chunk.source);
