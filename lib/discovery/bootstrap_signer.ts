@@ -188,14 +188,16 @@ export function signClusterInfoData(
   for (const t of tokens) {
     const sig = sign(t.id, t.secret);
     out[JWS_KEY_PREFIX + t.id] = sig;
-    const before = old.get(t.id);
+    const before = old.size > 0 ? old.get(t.id) : undefined;
     if (before === undefined) result.added.push(t.id);
     else if (before !== sig) result.replaced.push(t.id);
     else result.unchanged.push(t.id);
   }
-  const signing = new Set(tokens.map((t) => t.id));
-  for (const id of old.keys()) {
-    if (!signing.has(id)) result.removed.push(id);
+  if (old.size > 0) {
+    const signing = new Set(tokens.map((t) => t.id));
+    for (const id of old.keys()) {
+      if (!signing.has(id)) result.removed.push(id);
+    }
   }
   result.changed = result.added.length + result.replaced.length + result.removed.length > 0;
   return result;

@@ -396,6 +396,12 @@ const PLAIN_WORD = /^[A-Za-z][A-Za-z0-9._/+=@-]*$/;
 const KEYWORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
 const EXPONENT = /^[eE][-+]?[0-9]+$/;
 
+/** EXPONENT.test(s), without running the pattern on a string that starts otherwise. */
+function isExponent(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return (c === 101 || c === 69) && EXPONENT.test(s);
+}
+
 const scalarCache = new Map<string, string | null>();
 
 /** A string scalar as it follows `key: ` or `- `, or null when not on one line. */
@@ -403,7 +409,7 @@ function yamlScalar(value: string): string | null {
   if (
     (PLAIN_WORD.test(value) || PLAIN.test(value)) &&
     (value.length > 5 || !KEYWORDS.has(value.toLowerCase())) &&
-    !EXPONENT.test(value)
+    !isExponent(value)
   ) {
     return value;
   }
@@ -427,7 +433,7 @@ function orderedKeys(map: Record<string, unknown>): string[] | null {
   let keys = keyOrderCache.get(sig);
   if (keys === undefined) {
     const ok = own.every((k) =>
-      PLAIN_KEY.test(k) && (k.length > 5 || !KEYWORDS.has(k.toLowerCase())) && !EXPONENT.test(k)
+      PLAIN_KEY.test(k) && (k.length > 5 || !KEYWORDS.has(k.toLowerCase())) && !isExponent(k)
     );
     keys = ok ? sortKeysGoYaml(own) : null;
     if (keyOrderCache.size >= 1000) keyOrderCache.clear();
@@ -556,11 +562,13 @@ function sortByGoYaml<T>(
   lessAscii = new Uint8Array(n);
   lessShared = new Int32Array(n);
   const pivot = n > 0 ? keys[order[n >> 1]!]! : "";
+  // Most keys of a large map start as the pivot does but for its last few characters.
+  const head = pivot.slice(0, Math.max(0, pivot.length - 6));
   for (let k = 0; k < n; k++) {
     const key = keys[k]!;
     lessAscii[k] = ASCII.test(key) ? 1 : 0;
     const m = Math.min(key.length, pivot.length);
-    let p = 0;
+    let p = head.length > 0 && key.startsWith(head) ? head.length : 0;
     while (p < m && key.charCodeAt(p) === pivot.charCodeAt(p)) p++;
     lessShared[k] = p;
   }
