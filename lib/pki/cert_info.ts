@@ -383,38 +383,38 @@ export function parseCertificate(der: Uint8Array): Cert {
   if (!bitStringValid(der, sigStart, sigEnd)) return fail("x509: malformed signature");
   if (certEnd !== n) fail("x509: trailing data");
 
-  const c = new ParsedCert(der, tbsStart, tbsEnd, serialStart, serialEnd, issuerStart, issuerEnd);
-  c.subjectName = undefined;
-  c.subjectStart = subjectStart;
-  c.subjectEnd = subjectEnd;
-  c.sigStart = sigStart;
-  c.sigEnd = sigEnd;
-  c.sigOid = sigAlg.oid;
-  c.sigAlg = sigAlg;
-  c.version = version;
-  c.issuer = issuer;
-  c.notBeforeMs = validity.notBeforeMs;
-  c.notAfterMs = validity.notAfterMs;
-  c.key = key;
-  c.extStart = extStart;
-  c.extEnd = extEnd;
-  c.keyUsage = keyUsage;
-  c.extKeyUsage = extKeyUsage;
-  c.basicConstraints = basicConstraints;
-  c.subjectKeyId = subjectKeyId;
-  c.authorityKeyId = authorityKeyId;
-  c.sans = sans;
-  c.signatureAlgorithm = sigAlg.goName ?? "";
-  c.publicKeyAlgorithm = publicKeyAlgorithm;
-  c.basicConstraintsValid = basicConstraints !== undefined;
-  c.isCA = basicConstraints?.isCA ?? false;
-  c.maxPathLen = basicConstraints?.maxPathLen ?? -1;
-  c.hasSanExtension = sanExtension !== undefined;
-  c.sanExtension = sanExtension;
-  c.sanIpBytes = sanIpBytes;
-  c.nameConstraints = nameConstraints;
-  c.unhandledCriticalExtensions = unhandledCriticalExtensions;
-  return c;
+  return new ParsedCert(
+    der,
+    tbsStart,
+    tbsEnd,
+    serialStart,
+    serialEnd,
+    issuerStart,
+    issuerEnd,
+    subjectStart,
+    subjectEnd,
+    sigStart,
+    sigEnd,
+    sigAlg,
+    version,
+    issuer,
+    validity.notBeforeMs,
+    validity.notAfterMs,
+    key,
+    publicKeyAlgorithm,
+    extStart,
+    extEnd,
+    keyUsage,
+    extKeyUsage,
+    basicConstraints,
+    subjectKeyId,
+    authorityKeyId,
+    sans,
+    sanExtension,
+    sanIpBytes,
+    nameConstraints,
+    unhandledCriticalExtensions,
+  );
 }
 
 /**
@@ -425,8 +425,9 @@ export function parseCertificate(der: Uint8Array): Cert {
  * subject Name (checked at parse time, made on first read).
  */
 class ParsedCert implements Cert {
-  // Declared, not initialised: parseCertificate sets every field, in one order (a class field
-  // initialiser would define each once more for every certificate).
+  // Declared, and all set by the constructor: a class field initialiser would define each once
+  // more for every certificate, and fields set after construction would not be held in the
+  // object itself (V8 sizes a class's objects by the constructor's assignments).
   declare readonly der: Uint8Array;
   declare readonly tbsStart: number;
   declare readonly tbsEnd: number;
@@ -434,10 +435,10 @@ class ParsedCert implements Cert {
   declare readonly serialEnd: number;
   declare readonly issuerStart: number;
   declare readonly issuerEnd: number;
-  declare subjectStart: number;
-  declare subjectEnd: number;
-  declare sigStart: number;
-  declare sigEnd: number;
+  declare readonly subjectStart: number;
+  declare readonly subjectEnd: number;
+  declare readonly sigStart: number;
+  declare readonly sigEnd: number;
   declare sigOid: string;
   declare sigAlg: SigAlg;
   declare version: number;
@@ -473,6 +474,29 @@ class ParsedCert implements Cert {
     serialEnd: number,
     issuerStart: number,
     issuerEnd: number,
+    subjectStart: number,
+    subjectEnd: number,
+    sigStart: number,
+    sigEnd: number,
+    sigAlg: SigAlg,
+    version: number,
+    issuer: Name,
+    notBeforeMs: number,
+    notAfterMs: number,
+    key: KeyInfo,
+    publicKeyAlgorithm: string,
+    extStart: number,
+    extEnd: number,
+    keyUsage: number | undefined,
+    extKeyUsage: string[] | undefined,
+    basicConstraints: { isCA: boolean; maxPathLen: number } | undefined,
+    subjectKeyId: Uint8Array | undefined,
+    authorityKeyId: Uint8Array | undefined,
+    sans: Sans,
+    sanExtension: Uint8Array | undefined,
+    sanIpBytes: Uint8Array[],
+    nameConstraints: NameConstraints | undefined,
+    unhandledCriticalExtensions: string[],
   ) {
     this.der = der;
     this.tbsStart = tbsStart;
@@ -481,6 +505,36 @@ class ParsedCert implements Cert {
     this.serialEnd = serialEnd;
     this.issuerStart = issuerStart;
     this.issuerEnd = issuerEnd;
+    this.subjectStart = subjectStart;
+    this.subjectEnd = subjectEnd;
+    this.sigStart = sigStart;
+    this.sigEnd = sigEnd;
+    this.sigOid = sigAlg.oid;
+    this.sigAlg = sigAlg;
+    this.version = version;
+    this.issuer = issuer;
+    this.subjectName = undefined;
+    this.notBeforeMs = notBeforeMs;
+    this.notAfterMs = notAfterMs;
+    this.key = key;
+    this.extStart = extStart;
+    this.extEnd = extEnd;
+    this.keyUsage = keyUsage;
+    this.extKeyUsage = extKeyUsage;
+    this.basicConstraints = basicConstraints;
+    this.subjectKeyId = subjectKeyId;
+    this.authorityKeyId = authorityKeyId;
+    this.sans = sans;
+    this.signatureAlgorithm = sigAlg.goName ?? "";
+    this.publicKeyAlgorithm = publicKeyAlgorithm;
+    this.basicConstraintsValid = basicConstraints !== undefined;
+    this.isCA = basicConstraints?.isCA ?? false;
+    this.maxPathLen = basicConstraints?.maxPathLen ?? -1;
+    this.hasSanExtension = sanExtension !== undefined;
+    this.sanExtension = sanExtension;
+    this.sanIpBytes = sanIpBytes;
+    this.nameConstraints = nameConstraints;
+    this.unhandledCriticalExtensions = unhandledCriticalExtensions;
   }
 
   /** Read again from the DER on each access (it parsed once, so it parses again). */

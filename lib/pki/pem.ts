@@ -78,8 +78,10 @@ function goBase64(s: Uint8Array, start: number, end: number): Uint8Array | undef
     out = new Uint8Array(max);
     o = 0;
   } else {
-    if (slabPos + max > SLAB_SIZE) {
-      slab = new Uint8Array(SLAB_SIZE);
+    if (slabPos + max > slab.length) {
+      // The first few slabs hold one body each (see FIRST_SLABS).
+      slab = new Uint8Array(slabsMade < FIRST_SLABS ? max : SLAB_SIZE);
+      slabsMade++;
       slabPos = 0;
     }
     out = slab;
@@ -131,7 +133,16 @@ function goBase64(s: Uint8Array, start: number, end: number): Uint8Array | undef
 }
 
 const SLAB_SIZE = 65536;
-let slab = new Uint8Array(SLAB_SIZE);
+/**
+ * Slabs made for one body each before the first full one: the first bodies
+ * each run the slab allocation, so V8 has seen it (type feedback) before it
+ * optimises goBase64. A slab made at load time left the optimised code
+ * without feedback there, and the first refill (after ~100 certificates)
+ * threw it away (a deoptimisation and a second compile).
+ */
+const FIRST_SLABS = 3;
+let slabsMade = 0;
+let slab = new Uint8Array(0);
 let slabPos = 0;
 
 /** {@link goBase64} of a body of a text with characters beyond U+00FF (none is base64). */
