@@ -59,6 +59,9 @@ export function csrSignatureProblem(csr: Csr): string | undefined {
   );
 }
 
+/** One decoder for every request (a TextDecoder keeps no state between whole decodes). */
+const UTF8 = new TextDecoder();
+
 /** `spec.request` through `certificates.ParseCSR` and `CheckSignature`. */
 export interface RequestCheck {
   /** The parsed request (absent when it does not parse). */
@@ -74,7 +77,7 @@ export interface RequestCheck {
  * PEM block must be a `CERTIFICATE REQUEST`; text around blocks is ignored.
  */
 export function checkRequest(request: Uint8Array | string): RequestCheck {
-  const text = typeof request === "string" ? request : new TextDecoder().decode(request);
+  const text = typeof request === "string" ? request : UTF8.decode(request);
   const first = decodePem(text, "spec.request")[0];
   if (!first || first.type !== "CERTIFICATE REQUEST") return { parseError: NOT_A_CSR };
   let csr: Csr;

@@ -141,6 +141,15 @@ export function hasCondition(c: CsrObject, type: string): boolean {
   return c.conditions.some((x) => x.type === type && (x.status === "True" || !x.status));
 }
 
+/** The last time formatted: a run writes every condition with the one `now`. */
+let lastTime: { ms: number; text: string } | undefined;
+
+function rfc3339(now: Date): string {
+  const ms = now.getTime();
+  if (lastTime?.ms !== ms) lastTime = { ms, text: formatRfc3339(now) };
+  return lastTime.text;
+}
+
 /**
  * A condition as kube-apiserver stores it: status "True", lastUpdateTime from
  * the writer's clock, and lastTransitionTime, which approvers and signers leave
@@ -151,7 +160,7 @@ export function storedCondition(
   c: { type: string; reason: string; message: string },
   now: Date,
 ): Record<string, unknown> {
-  const t = formatRfc3339(now);
+  const t = rfc3339(now);
   return {
     lastTransitionTime: t,
     lastUpdateTime: t,

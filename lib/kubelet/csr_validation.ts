@@ -313,6 +313,19 @@ export interface CsrCreateFields {
   certificate: string;
 }
 
+/** `validateSignerName` results by name: a fleet repeats a few names (the arrays are only spread). */
+const signerNameCache = new Map<string, readonly string[]>();
+
+function signerNameErrors(name: string): readonly string[] {
+  let errs = signerNameCache.get(name);
+  if (!errs) {
+    errs = validateSignerName(name);
+    if (signerNameCache.size >= 64) signerNameCache.clear();
+    signerNameCache.set(name, errs);
+  }
+  return errs;
+}
+
 /**
  * `ValidateCertificateSigningRequestCreate`: every field error, in
  * upstream's order (metadata, request, usages, signerName,
@@ -330,7 +343,7 @@ export function validateCsrCreate(f: CsrCreateFields): string[] {
   }
   el.push(...validateUsages(f.usages));
   if (f.signerName === LEGACY_UNKNOWN_SIGNER) el.push(...validateNotLegacy(f.signerName));
-  else el.push(...validateSignerName(f.signerName));
+  else el.push(...signerNameErrors(f.signerName));
   el.push(...validateExpirationSeconds(f.expirationSeconds));
   el.push(...validateConditions(f.conditions));
   el.push(...validateCertificateStatus(f.certificate));

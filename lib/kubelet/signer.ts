@@ -226,6 +226,22 @@ function usageExtensions(usages: readonly string[]): Uint8Array[] {
   return exts;
 }
 
+let lastValidity: { now: number; ttl: number; caEnd: number; der: Uint8Array } | undefined;
+
+/**
+ * The DER Validity of `policyWindow` (which throws for an expired CA). A run
+ * signs every CSR with one clock and, mostly, one lifetime: the last one is kept.
+ */
+function validityDer(now: Date, ttl: number, caNotAfter: Date): Uint8Array {
+  const key = { now: now.getTime(), ttl, caEnd: caNotAfter.getTime() };
+  const last = lastValidity;
+  if (last && last.now === key.now && last.ttl === ttl && last.caEnd === key.caEnd) return last.der;
+  const { notBefore, notAfter } = policyWindow(now, ttl, caNotAfter);
+  const der = derTlv(0x30, derTime(wholeSeconds(notBefore)), derTime(wholeSeconds(notAfter)));
+  lastValidity = { ...key, der };
+  return der;
+}
+
 /** One signing request. */
 export interface SignRequest {
   csr: Csr;
@@ -260,7 +276,7 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
     if (bad) throw new CheckError(`unable to verify certificate request signature: ${bad}`);
   }
   const usageExts = usageExtensions(req.usages);
-  const { notBefore, notAfter } = policyWindow(now, ttl, ca.cert.notAfter);
+  const validity = validityDer(now, ttl, ca.cert.notAfter);
   const serial = (req.random ?? cryptoRandom)(16);
   const extensions = [...usageExts, BASIC_CONSTRAINTS_DER];
   if (ca.der.aki) extensions.push(ca.der.aki);
@@ -278,7 +294,7 @@ export async function signCsr(ca: SigningCa, req: SignRequest): Promise<Uint8Arr
       derPositiveInteger(serial),
       ca.der.algorithmId,
       ca.der.issuer,
-      derTlv(0x30, derTime(wholeSeconds(notBefore)), derTime(wholeSeconds(notAfter))),
+      validity,
       subject,
       csr.key.spki,
       derTlv(0xa3, derTlv(0x30, ...extensions)),

@@ -60,8 +60,12 @@ export function insecureAlgorithmError(algorithm: string): string {
 
 const keyCache = new Map<string, KeyObject>();
 
+/** A Buffer view of `b`'s bytes (no copy). */
+const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
 function publicKey(spki: Uint8Array): KeyObject {
-  const id = Buffer.from(spki).toString("base64");
+  // latin1 maps each byte to one character: a distinct key for distinct bytes, without base64's cost.
+  const id = view(spki).toString("latin1");
   let k = keyCache.get(id);
   if (!k) {
     const jwk = ecJwk(spki);
@@ -289,7 +293,7 @@ function ecJwk(spki: Uint8Array): { kty: "EC"; crv: string; x: string; y: string
     if (spki[bits.contentStart] !== 0 || pt.length !== 1 + 2 * c.size || pt[0] !== 4) {
       return undefined;
     }
-    const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64url");
+    const b64 = (b: Uint8Array) => view(b).toString("base64url");
     return { kty: "EC", crv, x: b64(pt.subarray(1, 1 + c.size)), y: b64(pt.subarray(1 + c.size)) };
   } catch {
     return undefined;
@@ -298,6 +302,19 @@ function ecJwk(spki: Uint8Array): { kty: "EC"; crv: string; x: string; y: string
 
 /** An EC SubjectPublicKeyInfo's curve and uncompressed point, or undefined. */
 function ecPublicKey(spki: Uint8Array): { c: EcCurve; x: bigint; y: bigint } | undefined {
+  const k = ecPoint(spki);
+  return k && {
+    c: k.c,
+    x: bytesToBigInt(k.pt.subarray(1, 1 + k.c.size)),
+    y: bytesToBigInt(k.pt.subarray(1 + k.c.size)),
+  };
+}
+
+/**
+ * An EC SubjectPublicKeyInfo's curve and uncompressed point bytes (`04 || X || Y`), or
+ * undefined: what {@link ecPublicKey} reads, without making numbers of it.
+ */
+function ecPoint(spki: Uint8Array): { c: EcCurve; pt: Uint8Array } | undefined {
   try {
     const outer = readTlv(spki, 0);
     const alg = readTlv(spki, outer.contentStart, outer.end);
@@ -311,11 +328,7 @@ function ecPublicKey(spki: Uint8Array): { c: EcCurve; x: bigint; y: bigint } | u
     if (spki[bits.contentStart] !== 0 || pt.length !== 1 + 2 * c.size || pt[0] !== 4) {
       return undefined;
     }
-    return {
-      c,
-      x: bytesToBigInt(pt.subarray(1, 1 + c.size)),
-      y: bytesToBigInt(pt.subarray(1 + c.size)),
-    };
+    return { c, pt };
   } catch {
     return undefined;
   }
@@ -330,20 +343,26 @@ function bytesToBigInt(b: Uint8Array): bigint {
  * minimally encoded and not negative (cryptobyte `ReadASN1Integer` into `[]byte`).
  */
 export function parseEcdsaSignature(sig: Uint8Array): { r: bigint; s: bigint } | undefined {
+  const ints = ecdsaSignatureInts(sig);
+  return ints && { r: bytesToBigInt(ints[0]), s: bytesToBigInt(ints[1]) };
+}
+
+/** {@link parseEcdsaSignature}'s r and s as their DER content bytes, or undefined. */
+function ecdsaSignatureInts(sig: Uint8Array): [Uint8Array, Uint8Array] | undefined {
   try {
     const seq = readTlv(sig, 0);
     if (seq.tag !== Tag.SEQUENCE || seq.end !== sig.length) return undefined;
-    const ints: bigint[] = [];
+    const ints: Uint8Array[] = [];
     let pos = seq.contentStart;
     for (let i = 0; i < 2; i++) {
       const t = readTlv(sig, pos, seq.end);
       const v = sig.subarray(t.contentStart, t.end);
       if (t.tag !== Tag.INTEGER || !integerMinimal(v) || (v[0]! & 0x80) !== 0) return undefined;
-      ints.push(bytesToBigInt(v));
+      ints.push(v);
       pos = t.end;
     }
     if (pos !== seq.end) return undefined;
-    return { r: ints[0]!, s: ints[1]! };
+    return [ints[0]!, ints[1]!];
   } catch {
     return undefined;
   }
@@ -457,11 +476,12 @@ export function ecdsaVerifyDigest(
  * `false`, where Go (and OpenSSL) verify them.
  */
 function ecdsaVerify(hash: string, data: Buffer, spki: Uint8Array, sig: Buffer): boolean {
-  const rs = parseEcdsaSignature(sig);
-  if (!rs) return false;
-  const key = ecPublicKey(spki);
+  const ints = ecdsaSignatureInts(sig);
+  if (!ints) return false;
+  const key = ecPoint(spki);
   if (key && (DIGEST_LEN[hash] ?? 0) * 2 < key.c.size) {
-    return ecdsaVerifyDigest(spki, createHash(hash).update(data).digest(), rs.r, rs.s);
+    const [r, s] = [bytesToBigInt(ints[0]), bytesToBigInt(ints[1])];
+    return ecdsaVerifyDigest(spki, createHash(hash).update(data).digest(), r, s);
   }
   try {
     return nodeVerify(hash, data, { key: publicKey(spki), dsaEncoding: "der" }, sig);
