@@ -224,45 +224,111 @@ const H_CA = heading("CA");
 const H_SIGNATURE = heading("signature");
 const H_SPKI_PIN = heading("SPKI pin");
 
-/** Text reports' parts gathered before a write (about 40 a certificate). */
+/** Text reports' parts gathered before a write (about 13 a certificate). */
 const PARTS_PER_WRITE = 2048;
+
+// The report's fixed texts between its fields, each ending with the next field's heading.
+const S_SUBJECT = "\n" + H_SUBJECT;
+const S_ISSUER = "\n" + H_ISSUER;
+const S_SERIAL = "\n" + H_SERIAL;
 
 /**
  * The text report of one certificate, pushed onto `p` in parts: the fields
  * of {@link summarize} that it shows, each computed as there (and nothing
- * else: no summary object, no key-id texts).
+ * else: no summary object, no key-id texts). What a fleet's certificates
+ * share (validity, SANs when there are none, usages, key type, CA flag,
+ * signature algorithm, with the headings between them) is one part, made
+ * again only when one of its texts differs from the last report's.
  */
 function details(label: string, c: Cert, now: Date, p: string[]): void {
-  const nowMs = now.getTime();
-  const notAfter = notAfterMs(c);
   const serial = c.serial;
-  p.push(label, "\n", H_SUBJECT, subjectText(c) || "(empty)", "\n");
-  p.push(H_ISSUER, issuerText(c), "\n");
-  p.push(H_SERIAL, colonHex(serial), " (", serialDecimal(serial), ")\n");
-  p.push(H_NOT_BEFORE, rfc3339(notBeforeMs(c)), "\n");
-  if (notAfter < nowMs) p.push(H_NOT_AFTER, rfc3339(notAfter), " (EXPIRED)\n");
-  else p.push(H_NOT_AFTER, rfc3339(notAfter), " (", timeLeftText(notAfter - nowMs), " left)\n");
-  p.push(H_SANS);
-  const before = p.length;
-  const sans = c.sans;
-  pushSans(p, before, "DNS:", sans.dns);
-  pushSans(p, before, "IP:", sans.ips);
-  pushSans(p, before, "email:", sans.emails);
-  pushSans(p, before, "URI:", sans.uris);
-  if (p.length === before) p.push("(none)");
-  p.push("\n", H_KEY_USAGE, keyUsageText(c.keyUsage), "\n");
-  p.push(H_EXT_KEY_USAGE, extKeyUsageText(c.extKeyUsage), "\n");
-  p.push(H_KEY, keyText(c.key), "\n");
-  p.push(H_CA, isCa(c) ? "true" : "false", "\n");
-  p.push(H_SIGNATURE, sigAlgText(c.sigAlg), "\n");
-  p.push(H_SPKI_PIN, spkiHash(c.key.spki), "\n");
+  p.push(
+    label,
+    S_SUBJECT,
+    subjectText(c) || "(empty)",
+    S_ISSUER,
+    issuerText(c),
+    S_SERIAL,
+    colonHex(serial),
+    " (",
+    serialDecimal(serial),
+    middle(c, now.getTime()),
+    spkiHash(c.key.spki),
+    "\n",
+  );
 }
 
-/** The SANs of one kind, each after `prefix` (and a comma after the first of all, at `before`). */
-function pushSans(p: string[], before: number, prefix: string, values: string[]): void {
-  for (let i = 0; i < values.length; i++) {
-    p.push(p.length === before ? prefix : ", " + prefix, values[i]!);
+/** The texts the last {@link middle} was made of (compared by identity: most are kept texts). */
+const lastMiddle = {
+  notBefore: "",
+  notAfter: "",
+  left: "",
+  sans: "",
+  keyUsage: "",
+  extKeyUsage: "",
+  key: "",
+  ca: "",
+  sig: "",
+  text: "",
+};
+
+/** The report from the serial's closing `)` to the SPKI pin's heading. */
+function middle(c: Cert, nowMs: number): string {
+  const notAfter = notAfterMs(c);
+  const notBefore = rfc3339(notBeforeMs(c));
+  const notAfterText = rfc3339(notAfter);
+  // Expired: no time left is shown (the text stands in its place).
+  const left = notAfter < nowMs ? EXPIRED : timeLeftText(notAfter - nowMs);
+  const sans = sansText(c);
+  const ku = keyUsageText(c.keyUsage);
+  const eku = extKeyUsageText(c.extKeyUsage);
+  const key = keyText(c.key);
+  const ca = isCa(c) ? "true" : "false";
+  const sig = sigAlgText(c.sigAlg);
+  const m = lastMiddle;
+  if (
+    notBefore !== m.notBefore || notAfterText !== m.notAfter || left !== m.left ||
+    sans !== m.sans || ku !== m.keyUsage || eku !== m.extKeyUsage || key !== m.key ||
+    ca !== m.ca || sig !== m.sig
+  ) {
+    m.text = ")\n" + H_NOT_BEFORE + notBefore + "\n" + H_NOT_AFTER + notAfterText +
+      (left === EXPIRED ? " (EXPIRED)\n" : " (" + left + " left)\n") +
+      H_SANS + sans + "\n" + H_KEY_USAGE + ku + "\n" + H_EXT_KEY_USAGE + eku + "\n" +
+      H_KEY + key + "\n" + H_CA + ca + "\n" + H_SIGNATURE + sig + "\n" + H_SPKI_PIN;
+    m.notBefore = notBefore;
+    m.notAfter = notAfterText;
+    m.left = left;
+    m.sans = sans;
+    m.keyUsage = ku;
+    m.extKeyUsage = eku;
+    m.key = key;
+    m.ca = ca;
+    m.sig = sig;
   }
+  return m.text;
+}
+
+/** Stands for "expired" where {@link middle} keeps the time left (no time text is empty). */
+const EXPIRED = "";
+
+/** The SANs as the report lists them (`DNS:a, IP:b`), or `(none)`. */
+function sansText(c: Cert): string {
+  const sans = c.sans;
+  if (
+    sans.dns.length === 0 && sans.ips.length === 0 && sans.emails.length === 0 &&
+    sans.uris.length === 0
+  ) return "(none)";
+  let t = "";
+  t = addSans(t, "DNS:", sans.dns);
+  t = addSans(t, "IP:", sans.ips);
+  t = addSans(t, "email:", sans.emails);
+  return addSans(t, "URI:", sans.uris);
+}
+
+/** `t` and the SANs of one kind, each after `prefix` (and a comma after the first of all). */
+function addSans(t: string, prefix: string, values: string[]): string {
+  for (let i = 0; i < values.length; i++) t += (t === "" ? prefix : ", " + prefix) + values[i]!;
+  return t;
 }
 
 // A fleet repeats its usages, key type, signature algorithm and expiry: each text is kept

@@ -439,7 +439,6 @@ class ParsedCert implements Cert {
   declare readonly subjectEnd: number;
   declare readonly sigStart: number;
   declare readonly sigEnd: number;
-  declare sigOid: string;
   declare sigAlg: SigAlg;
   declare version: number;
   declare issuer: Name;
@@ -455,12 +454,7 @@ class ParsedCert implements Cert {
   declare subjectKeyId: Uint8Array | undefined;
   declare authorityKeyId: Uint8Array | undefined;
   declare sans: Sans;
-  declare signatureAlgorithm: string;
   declare publicKeyAlgorithm: string;
-  declare basicConstraintsValid: boolean;
-  declare isCA: boolean;
-  declare maxPathLen: number;
-  declare hasSanExtension: boolean;
   declare sanExtension: Uint8Array | undefined;
   declare sanIpBytes: Uint8Array[];
   declare nameConstraints: NameConstraints | undefined;
@@ -509,7 +503,6 @@ class ParsedCert implements Cert {
     this.subjectEnd = subjectEnd;
     this.sigStart = sigStart;
     this.sigEnd = sigEnd;
-    this.sigOid = sigAlg.oid;
     this.sigAlg = sigAlg;
     this.version = version;
     this.issuer = issuer;
@@ -525,16 +518,36 @@ class ParsedCert implements Cert {
     this.subjectKeyId = subjectKeyId;
     this.authorityKeyId = authorityKeyId;
     this.sans = sans;
-    this.signatureAlgorithm = sigAlg.goName ?? "";
     this.publicKeyAlgorithm = publicKeyAlgorithm;
-    this.basicConstraintsValid = basicConstraints !== undefined;
-    this.isCA = basicConstraints?.isCA ?? false;
-    this.maxPathLen = basicConstraints?.maxPathLen ?? -1;
-    this.hasSanExtension = sanExtension !== undefined;
     this.sanExtension = sanExtension;
     this.sanIpBytes = sanIpBytes;
     this.nameConstraints = nameConstraints;
     this.unhandledCriticalExtensions = unhandledCriticalExtensions;
+  }
+
+  // What follows from the fields above is read from them (nothing more held per certificate).
+  get sigOid(): string {
+    return this.sigAlg.oid;
+  }
+
+  get signatureAlgorithm(): string {
+    return this.sigAlg.goName ?? "";
+  }
+
+  get basicConstraintsValid(): boolean {
+    return this.basicConstraints !== undefined;
+  }
+
+  get isCA(): boolean {
+    return this.basicConstraints?.isCA ?? false;
+  }
+
+  get maxPathLen(): number {
+    return this.basicConstraints?.maxPathLen ?? -1;
+  }
+
+  get hasSanExtension(): boolean {
+    return this.sanExtension !== undefined;
   }
 
   /** Read again from the DER on each access (it parsed once, so it parses again). */

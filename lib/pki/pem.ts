@@ -136,11 +136,12 @@ const SLAB_SIZE = 65536;
 /**
  * Slabs made for one body each before the first full one: the first bodies
  * each run the slab allocation, so V8 has seen it (type feedback) before it
- * optimises goBase64. A slab made at load time left the optimised code
- * without feedback there, and the first refill (after ~100 certificates)
- * threw it away (a deoptimisation and a second compile).
+ * optimises goBase64 (it records none before a function's first few calls).
+ * A slab made at load time left the optimised code without feedback there,
+ * and the first refill (after ~100 certificates) threw it away (a
+ * deoptimisation and a second compile).
  */
-const FIRST_SLABS = 3;
+const FIRST_SLABS = 32;
 let slabsMade = 0;
 let slab = new Uint8Array(0);
 let slabPos = 0;
