@@ -51,6 +51,16 @@ function getLine(s: string, pos: number): { line: string; consumed: number } {
   return { line: s.slice(pos, e), consumed: next - pos };
 }
 
+/** Whether the line starting at `pos` (up to its `\n` or the end) holds a `:`. */
+function lineHasColon(s: string, pos: number): boolean {
+  for (let i = pos; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3a) return true;
+    if (c === 0x0a) return false;
+  }
+  return false;
+}
+
 // unicode.IsSpace, as bytes.TrimSpace uses it (JavaScript's trim() differs: it trims U+FEFF
 // and keeps U+0085).
 const GO_SPACE = new Set([..."\t\n\v\f\r \u0085\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"]);
@@ -234,15 +244,18 @@ function decodeOne(
       ? "CERTIFICATE"
       : typeLine.line.slice(0, -DASHES.length);
 
-    const headers: Record<string, string> = {};
+    // Made at the first header (a block without headers shares NO_HEADERS).
+    let headers: Record<string, string> | undefined;
     let headerCount = 0;
     for (;;) {
       if (rest === s.length) return undefined;
+      // The usual next line is the body's first: no colon, no line made to find that out.
+      if (!lineHasColon(s, rest)) break;
       const { line, consumed } = getLine(s, rest);
       const colon = line.indexOf(":");
       if (colon < 0) break;
       setHeader(
-        headers,
+        headers ??= {},
         goTrimSpace(line.slice(0, colon)),
         goTrimSpace(line.slice(colon + 1)),
       );
@@ -255,22 +268,23 @@ function decodeOne(
     if (headerCount > 0 && endIndex < 0) continue;
 
     const trailer = rest + endTrailerIndex;
-    if (!s.startsWith(type + DASHES, trailer)) continue;
+    // typeLine.line is `type + DASHES` (it ends with DASHES, type is the rest).
+    if (!s.startsWith(typeLine.line, trailer)) continue;
     // Only spaces and tabs (then a newline, CRLF or the end) may follow on the END line.
     if (getLine(s, trailer + type.length + DASHES.length).line !== "") continue;
 
-    let der: Uint8Array = new Uint8Array(0);
+    let der: Uint8Array;
     if (endIndex > 0) {
       const body = bytes
         ? goBase64(bytes, rest, rest + endIndex)
         : bodyBase64(s.slice(rest, rest + endIndex));
       if (!body) continue;
       der = body;
-    }
+    } else der = new Uint8Array(0);
     // END_NL.length - 1: an empty block's END may have matched without its newline.
     const after = rest + endIndex + END_NL.length - 1;
     return {
-      block: { type, headers: headerCount === 0 ? NO_HEADERS : headers, der },
+      block: { type, headers: headers ?? NO_HEADERS, der },
       next: after + getLine(s, after).consumed,
     };
   }
