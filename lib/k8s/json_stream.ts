@@ -230,7 +230,8 @@ export class JsonListReader {
     const rest = this.#buf.slice(this.#start);
     this.#use("", this.#start);
     this.#counted = left; // (the last block's brackets are counted)
-    for (let m = 4096;; m *= 2) {
+    // (From the length of what is left: a long token is copied about once a block, not again per try.)
+    for (let m = Math.max(4096, left);; m *= 2) {
       const whole = m >= text.length;
       const b = copy(rest + (whole ? text : text.slice(0, m)));
       this.#endRun();
