@@ -253,6 +253,47 @@ export function goParsePublicKey(
  * (a key of an unknown algorithm is not parsed, as in Go).
  */
 export function goParseSpki(buf: Uint8Array, spkiTlv: Tlv): { key: KeyInfo; algorithm: string } {
+  const start = spkiTlv.start;
+  if (spkiTlv.end - start === P256_SPKI_LENGTH && startsWithP256Spki(buf, start)) {
+    // What the general reading below makes of these exact bytes, without its cursors: an
+    // ECDSA key on P-256 (nearly every key of a cluster), whose point is checked.
+    const c = EC_CURVES[P256_OID]!;
+    const spki = buf.subarray(start, spkiTlv.end);
+    if (!ecPointValid(c, spki.subarray(P256_SPKI_PREFIX.length - 1))) {
+      throw new InputError("x509: failed to unmarshal elliptic curve point");
+    }
+    return { key: { type: "ECDSA", bits: c.bits, curve: c.name, spki }, algorithm: "ECDSA" };
+  }
+  return goParseSpkiElements(buf, spkiTlv);
+}
+
+const P256_OID = "1.2.840.10045.3.1.7";
+
+/**
+ * The DER of a P-256 SubjectPublicKeyInfo up to its point's first byte (an
+ * uncompressed point, 04): SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 },
+ * BIT STRING (65 bytes, no unused bits) }; the 64 coordinate bytes follow.
+ */
+const P256_SPKI_PREFIX = new Uint8Array(
+  Buffer.from("3059301306072a8648ce3d020106082a8648ce3d03010703420004", "hex"),
+);
+const P256_SPKI_LENGTH = P256_SPKI_PREFIX.length + 64;
+
+function startsWithP256Spki(buf: Uint8Array, start: number): boolean {
+  for (let i = 0; i < P256_SPKI_PREFIX.length; i++) {
+    if (buf[start + i] !== P256_SPKI_PREFIX[i]) return false;
+  }
+  return true;
+}
+
+/**
+ * {@link goParseSpki} element by element, for every SubjectPublicKeyInfo
+ * (goParseSpki takes a shortcut for a P-256 key's exact bytes).
+ */
+export function goParseSpkiElements(
+  buf: Uint8Array,
+  spkiTlv: Tlv,
+): { key: KeyInfo; algorithm: string } {
   const spkiDer = buf.subarray(spkiTlv.start, spkiTlv.end);
   const spki = new DerCursor(buf, spkiTlv.start, spkiTlv.end).enter(Tag.SEQUENCE);
   if (!spki) throw new InputError("x509: malformed spki");
