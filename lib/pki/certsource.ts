@@ -17,7 +17,7 @@ import type { Cert } from "./cert_info.ts";
 import { certificateParts } from "./der.ts";
 import { InputError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
-import { decodePem, eachPemBlock, encodePem, looksLikePem } from "./pem.ts";
+import { decodePem, eachPemBlock, encodePem, hasHeaders, looksLikePem } from "./pem.ts";
 
 /** `ParseCertsPEM`'s error when no certificate was found (Ed25519 ones count too). */
 export const NO_CERTIFICATES = "data does not contain any valid RSA or ECDSA certificates";
@@ -100,7 +100,7 @@ function eachPemCert<T>(
   let count = 0;
   // Bytes are their own Latin-1 text: bodies are decoded from them, not from a copy.
   eachPemBlock(text, (block) => {
-    if (block.type !== "CERTIFICATE" || Object.keys(block.headers).length > 0) return;
+    if (block.type !== "CERTIFICATE" || hasHeaders(block)) return;
     let cert: T;
     try {
       cert = parse(block.der);

@@ -24,6 +24,11 @@ const BEGIN = "-----BEGIN ";
 const CERT_LINE = "CERTIFICATE-----";
 /** The headers of every block without any (frozen: blocks share it). */
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/** Whether a block read here has headers (`Object.keys(headers).length > 0`, no array made). */
+export function hasHeaders(block: PemBlock): boolean {
+  return block.headers !== NO_HEADERS && Object.keys(block.headers).length > 0;
+}
 const END_NL = "\n-----END ";
 const DASHES = "-----";
 
