@@ -91,8 +91,8 @@ export function detachedSigner(content: string): (tokenId: string, tokenSecret: 
 class ReusedHmac {
   readonly inner: Uint8Array;
   readonly outer: Uint8Array;
-  /** `outer` as a Buffer, for its latin1 write. */
-  readonly outerBuf: Buffer;
+  /** Writes a latin1 string's bytes into `outer` at an offset. */
+  readonly writeOuter: (text: string, at: number, length: number) => number;
 
   constructor(payload: Uint8Array) {
     this.inner = new Uint8Array(BLOCK + HEADER_CHARS + payload.length);
@@ -101,7 +101,13 @@ class ReusedHmac {
     }
     this.inner.set(payload, BLOCK + HEADER_CHARS);
     this.outer = new Uint8Array(BLOCK + 32);
-    this.outerBuf = Buffer.from(this.outer.buffer, this.outer.byteOffset, this.outer.length);
+    const buf = Buffer.from(this.outer.buffer, this.outer.byteOffset, this.outer.length);
+    // Node's own latin1 writer (what Buffer#write calls after checking its arguments and
+    // looking up the encoding, at every token); Buffer#write where there is none.
+    const direct = (buf as unknown as { latin1Write?: Buffer["write"] }).latin1Write;
+    this.writeOuter = typeof direct === "function"
+      ? (text, at, length) => direct.call(buf, text, at, length)
+      : (text, at, length) => buf.write(text, at, length, "latin1");
   }
 
   sign(hash: OneShotHash, id: string, key: string): string {
@@ -115,7 +121,7 @@ class ReusedHmac {
     }
     const at = BLOCK + HEADER_HEAD.length;
     writeHeaderTail(inner, at, id);
-    this.outerBuf.write(hash("sha256", inner, "latin1"), BLOCK, 32, "latin1");
+    this.writeOuter(hash("sha256", inner, "latin1"), BLOCK, 32);
     // The header's last 12 characters, as written into the signing input.
     const tail = String.fromCharCode(
       inner[at]!,

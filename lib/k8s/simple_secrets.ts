@@ -23,6 +23,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
 import { isObject } from "../base/object.ts";
 import { type ChunkCounts, type ManifestChunk, MAX_DEPTH } from "./manifest.ts";
@@ -254,8 +255,17 @@ function stringAt(text: string, start: number, end: number): string | undefined 
   return value !== undefined && value.length >= 13 ? (value + " ").slice(0, -1) : value;
 }
 
-/** Char codes of a decoded value (reused). */
-const codes: number[] = [];
+/** A decoded value's bytes (reused: at most 96 from 128 characters). */
+const bytes = new Uint8Array(96);
+/** `bytes[0, n)` as a latin1 string: Node's own reader where there is one, else Buffer's. */
+const latin1Of: (n: number) => string = (() => {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const direct = (buf as unknown as { latin1Slice?: (start: number, end: number) => string })
+    .latin1Slice;
+  return typeof direct === "function"
+    ? (n: number) => direct.call(buf, 0, n)
+    : (n: number) => buf.toString("latin1", 0, n);
+})();
 
 /**
  * A `data` value `text[start, end)` decoded as decodeSecret decodes it
@@ -269,27 +279,33 @@ function dataAt(text: string, start: number, end: number): string | undefined {
     // A plain word (base64 characters are word characters) and no YAML 1.1 keyword.
     let pad = 0;
     if (text.charCodeAt(end - 1) === EQUALS) pad = text.charCodeAt(end - 2) === EQUALS ? 2 : 1;
-    codes.length = 0;
-    let ok = true;
-    for (let i = start; i < end; i += 4) {
-      const last = i + 4 === end;
+    // Whole groups (a sextet that is not one is -1: `bad` turns negative), then the last.
+    const whole = pad === 0 ? end : end - 4;
+    let k = 0, bad = 0, high = 0;
+    for (let i = start; i < whole; i += 4) {
       const a = sextetAt(text, i), b = sextetAt(text, i + 1);
-      const c = last && pad === 2 ? 0 : sextetAt(text, i + 2);
-      const d = last && pad >= 1 ? 0 : sextetAt(text, i + 3);
-      if ((a | b | c | d) < 0) {
-        ok = false;
-        break;
-      }
+      const c = sextetAt(text, i + 2), d = sextetAt(text, i + 3);
+      bad |= a | b | c | d;
       const bits = (a << 18) | (b << 12) | (c << 6) | d;
-      codes.push(bits >> 16);
-      if (!last || pad < 2) codes.push((bits >> 8) & 255);
-      if (!last || pad < 1) codes.push(bits & 255);
+      bytes[k++] = bits >> 16;
+      bytes[k++] = bits >> 8;
+      bytes[k++] = bits;
+      high |= bits;
     }
-    if (ok) {
-      let ascii = true;
-      for (let i = 0; i < codes.length; i++) if (codes[i]! >= 128) ascii = false;
-      if (ascii) return String.fromCharCode.apply(null, codes);
+    if (pad !== 0) {
+      const a = sextetAt(text, whole), b = sextetAt(text, whole + 1);
+      const c = pad === 2 ? 0 : sextetAt(text, whole + 2);
+      bad |= a | b | c;
+      const bits = (a << 18) | (b << 12) | (c << 6);
+      bytes[k++] = bits >> 16;
+      high |= bits >> 16;
+      if (pad === 1) {
+        bytes[k++] = bits >> 8;
+        high |= (bits >> 8) & 255;
+      }
     }
+    // (A byte of 128 or more sets a bit 7 of a byte in `high`.)
+    if (bad >= 0 && (high & 0x808080) === 0) return latin1Of(k);
   }
   const s = simpleString(text.slice(start, end));
   return s === undefined ? undefined : decodeBase64Strict(s);
