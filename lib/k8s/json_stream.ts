@@ -293,6 +293,19 @@ export class JsonListReader {
   #countTo(to: number): void {
     if (this.#counted >= to) return;
     const b = this.#buf;
+    if (to - this.#counted <= 32) {
+      // A few characters (what separates two items): looked at one by one.
+      let d = this.#bracketDepth;
+      for (let i = this.#counted; i < to; i++) {
+        const c = b.charCodeAt(i);
+        if (c === 0x5b || c === 0x7b) {
+          if (++d > MAX_NESTING) throw this.#nested();
+        } else if ((c === 0x5d || c === 0x7d) && d > 0) d--;
+      }
+      this.#bracketDepth = d;
+      this.#counted = to; // (#next, if less, is now stale)
+      return;
+    }
     let n = this.#next;
     if (n < this.#counted) n = nextBracket(b, this.#counted);
     let d = this.#bracketDepth;
