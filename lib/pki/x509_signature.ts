@@ -10,7 +10,7 @@
  * @module
  */
 
-import { createHash, createPublicKey, type KeyObject, verify as nodeVerify } from "node:crypto";
+import { createHash, createPublicKey, KeyObject, verify as nodeVerify } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { integerMinimal, oidString, readTlv, Tag } from "./der.ts";
 
@@ -68,10 +68,17 @@ function publicKey(spki: Uint8Array): KeyObject {
   const id = view(spki).toString("latin1");
   let k = keyCache.get(id);
   if (!k) {
-    const jwk = ecJwk(spki);
-    k = jwk
-      ? createPublicKey({ key: jwk, format: "jwk" })
-      : createPublicKey({ key: Buffer.from(spki), format: "der", type: "spki" });
+    const ec = plainEc(spki);
+    const raw = ec && rawEcImport();
+    if (raw) {
+      k = raw(ec!.curve, ec!.pt);
+      // Refused (not a point of the curve): as the JWK import refuses it.
+      if (!k) throw new Error("invalid EC point");
+    } else {
+      k = ec
+        ? createPublicKey({ key: ecJwk(ec), format: "jwk" })
+        : createPublicKey({ key: Buffer.from(spki), format: "der", type: "spki" });
+    }
     // A fleet has few CAs; a bounded cache keeps a stream of leaf keys from growing it.
     if (keyCache.size >= 256) keyCache.clear();
     keyCache.set(id, k);
@@ -258,20 +265,46 @@ const DIGEST_LEN: Readonly<Record<string, number>> = {
   sha512: 64,
 };
 
-const JWK_CURVES: Readonly<Record<string, string>> = {
-  "1.2.840.10045.3.1.7": "P-256",
-  "1.3.132.0.34": "P-384",
-  "1.3.132.0.35": "P-521",
+/** JWK and OpenSSL names of the curves a JWK knows. */
+const JWK_CURVES: Readonly<Record<string, { crv: string; curve: string }>> = {
+  "1.2.840.10045.3.1.7": { crv: "P-256", curve: "prime256v1" },
+  "1.3.132.0.34": { crv: "P-384", curve: "secp384r1" },
+  "1.3.132.0.35": { crv: "P-521", curve: "secp521r1" },
 };
 
+/** The DER contents of id-ecPublicKey (1.2.840.10045.2.1). */
+const ID_EC_PUBLIC_KEY = Uint8Array.of(0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01);
+
+/** The DER contents of the OIDs of {@link JWK_CURVES}. */
+const JWK_CURVE_OIDS: readonly { oid: string; der: Uint8Array }[] = [
+  {
+    oid: "1.2.840.10045.3.1.7",
+    der: Uint8Array.of(0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07),
+  },
+  { oid: "1.3.132.0.34", der: Uint8Array.of(0x2b, 0x81, 0x04, 0x00, 0x22) },
+  { oid: "1.3.132.0.35", der: Uint8Array.of(0x2b, 0x81, 0x04, 0x00, 0x23) },
+];
+
+/** Whether `b[from, to)` holds exactly the bytes of `want`. */
+function sameBytes(b: Uint8Array, from: number, to: number, want: Uint8Array): boolean {
+  if (to - from !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (b[from + i] !== want[i]) return false;
+  return true;
+}
+
+/** A plain EC public key: its curve's names and uncompressed point (`04 || X || Y`). */
+interface PlainEc {
+  crv: string;
+  curve: string;
+  size: number;
+  pt: Uint8Array;
+}
+
 /**
- * The JWK of a plain EC SubjectPublicKeyInfo (id-ecPublicKey, a named curve
- * JWK knows, an uncompressed point, nothing else), or undefined. OpenSSL
- * imports a JWK in about half the time of the same key as DER, which is
- * most of the cost of checking one CSR's signature; both refuse a point that
- * is not on the curve.
+ * A plain EC SubjectPublicKeyInfo (id-ecPublicKey, a named curve JWK knows,
+ * an uncompressed point, nothing else), or undefined.
  */
-function ecJwk(spki: Uint8Array): { kty: "EC"; crv: string; x: string; y: string } | undefined {
+function plainEc(spki: Uint8Array): PlainEc | undefined {
   try {
     const outer = readTlv(spki, 0);
     if (outer.tag !== Tag.SEQUENCE || outer.end !== spki.length) return undefined;
@@ -279,25 +312,93 @@ function ecJwk(spki: Uint8Array): { kty: "EC"; crv: string; x: string; y: string
     if (alg.tag !== Tag.SEQUENCE) return undefined;
     const algOid = readTlv(spki, alg.contentStart, alg.end);
     if (algOid.tag !== Tag.OID) return undefined;
-    if (oidString(spki.subarray(algOid.contentStart, algOid.end)) !== "1.2.840.10045.2.1") {
-      return undefined;
-    }
+    if (!sameBytes(spki, algOid.contentStart, algOid.end, ID_EC_PUBLIC_KEY)) return undefined;
     const param = readTlv(spki, algOid.end, alg.end);
     if (param.tag !== Tag.OID || param.end !== alg.end) return undefined;
-    const oid = oidString(spki.subarray(param.contentStart, param.end)) ?? "";
-    const crv = JWK_CURVES[oid];
+    const oid = JWK_CURVE_OIDS.find((o) => sameBytes(spki, param.contentStart, param.end, o.der))
+      ?.oid ?? "";
+    const names = JWK_CURVES[oid];
     const c = EC_CURVES[oid];
     const bits = readTlv(spki, alg.end, outer.end);
-    if (!crv || !c || bits.tag !== Tag.BIT_STRING || bits.end !== outer.end) return undefined;
+    if (!names || !c || bits.tag !== Tag.BIT_STRING || bits.end !== outer.end) return undefined;
     const pt = spki.subarray(bits.contentStart + 1, bits.end);
     if (spki[bits.contentStart] !== 0 || pt.length !== 1 + 2 * c.size || pt[0] !== 4) {
       return undefined;
     }
-    const b64 = (b: Uint8Array) => view(b).toString("base64url");
-    return { kty: "EC", crv, x: b64(pt.subarray(1, 1 + c.size)), y: b64(pt.subarray(1 + c.size)) };
+    return { ...names, size: c.size, pt };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The JWK of a plain EC key. OpenSSL imports a JWK in about half the time of
+ * the same key as DER; both refuse a point that is not on the curve.
+ */
+function ecJwk(k: PlainEc): { kty: "EC"; crv: string; x: string; y: string } {
+  const b64 = (b: Uint8Array) => view(b).toString("base64url");
+  return {
+    kty: "EC",
+    crv: k.crv,
+    x: b64(k.pt.subarray(1, 1 + k.size)),
+    y: b64(k.pt.subarray(1 + k.size)),
+  };
+}
+
+/** Makes a public KeyObject from a curve's OpenSSL name and an uncompressed point; undefined if refused. */
+type RawEcImport = (curve: string, point: Uint8Array) => KeyObject | undefined;
+
+let rawImport: RawEcImport | null | undefined;
+
+/**
+ * Node's own import of a raw EC point (what WebCrypto's `importKey("raw")`
+ * calls: `EC_POINT_oct2point`, which refuses a point off the curve or with a
+ * coordinate not below p), reached through a KeyObject's native handle. The
+ * JWK import does the same and then `EC_KEY_check_key`, whose extra n·Q
+ * multiplication proves nothing on these prime-order curves (every point of
+ * the curve is in the group) and, with the second EC group the JWK key's
+ * first use builds, was ~40 % of checking a CSR's signature (see
+ * docs/csr-sign-speed.md). Found once, checked against the JWK import of the
+ * curve's generator; null where the handle is not there (Deno, other Node
+ * versions): the JWK import then, as before.
+ */
+function rawEcImport(): RawEcImport | null {
+  if (rawImport !== undefined) return rawImport;
+  rawImport = null;
+  try {
+    const g = JWK_CURVES["1.2.840.10045.3.1.7"]!;
+    const c = EC_CURVES["1.2.840.10045.3.1.7"]!;
+    const hex = (n: bigint) => n.toString(16).padStart(64, "0");
+    const point = Buffer.from("04" + hex(c.gx) + hex(c.gy), "hex");
+    const probe = createPublicKey({ key: ecJwk({ ...g, size: 32, pt: point }), format: "jwk" });
+    const Ctor = KeyObject as unknown as new (type: string, handle: unknown) => KeyObject;
+    for (const sym of Object.getOwnPropertySymbols(probe)) {
+      const h = (probe as unknown as Record<symbol, unknown>)[sym] as
+        | { constructor: new () => { initECRaw?: (curve: string, point: Uint8Array) => boolean } }
+        | undefined;
+      if (
+        typeof h !== "object" || h === null ||
+        typeof (h as { initECRaw?: unknown }).initECRaw !== "function"
+      ) {
+        continue;
+      }
+      const Handle = h.constructor;
+      const make: RawEcImport = (curve, pt) => {
+        const handle = new Handle();
+        return handle.initECRaw!(curve, pt) ? new Ctor("public", handle) : undefined;
+      };
+      const k = make(g.curve, point);
+      const off = Buffer.from(point);
+      off[64] = off[64]! ^ 1; // G with y changed: off the curve
+      if (k && k.type === "public" && k.equals(probe) && make(g.curve, off) === undefined) {
+        rawImport = make;
+      }
+      break;
+    }
+  } catch {
+    rawImport = null;
+  }
+  return rawImport;
 }
 
 /** An EC SubjectPublicKeyInfo's curve and uncompressed point, or undefined. */
@@ -478,8 +579,10 @@ export function ecdsaVerifyDigest(
 function ecdsaVerify(hash: string, data: Buffer, spki: Uint8Array, sig: Buffer): boolean {
   const ints = ecdsaSignatureInts(sig);
   if (!ints) return false;
-  const key = ecPoint(spki);
-  if (key && (DIGEST_LEN[hash] ?? 0) * 2 < key.c.size) {
+  const digestLen = DIGEST_LEN[hash] ?? 0;
+  // The point (1 + 2·size bytes) lies inside the key: a key this short has no curve that large.
+  const key = spki.length > 1 + 4 * digestLen ? ecPoint(spki) : undefined;
+  if (key && digestLen * 2 < key.c.size) {
     const [r, s] = [bytesToBigInt(ints[0]), bytesToBigInt(ints[1])];
     return ecdsaVerifyDigest(spki, createHash(hash).update(data).digest(), r, s);
   }
