@@ -354,13 +354,13 @@ let rawImport: RawEcImport | null | undefined;
  * Node's own import of a raw EC point (what WebCrypto's `importKey("raw")`
  * calls: `EC_POINT_oct2point`, which refuses a point off the curve or with a
  * coordinate not below p), reached through a KeyObject's native handle. The
- * JWK import does the same and then `EC_KEY_check_key`, whose extra n·Q
- * multiplication proves nothing on these prime-order curves (every point of
- * the curve is in the group) and, with the second EC group the JWK key's
- * first use builds, was ~40 % of checking a CSR's signature (see
- * docs/csr-sign-speed.md). Found once, checked against the JWK import of the
- * curve's generator; null where the handle is not there (Deno, other Node
- * versions): the JWK import then, as before.
+ * JWK import does the same through BIGNUMs and then `EC_KEY_check_key`, whose
+ * n·Q multiplication proves nothing on these prime-order curves (every point
+ * of the curve is in the group): ~25 µs a key against ~125 µs, which was a
+ * fifth of `csr sign`'s CPU (docs/csr-sign-speed.md). Found once, checked
+ * against the JWK import of the curve's generator (and an off-curve point
+ * refused); null where the handle is not there (Deno, other Node versions):
+ * the JWK import then, as before.
  */
 function rawEcImport(): RawEcImport | null {
   if (rawImport !== undefined) return rawImport;
