@@ -118,7 +118,7 @@ Deno.test("parseCsrDer()/parseCsrPem() fuzz: CSRs, and their signature check", a
     name: "parseCsrDer",
     samples: [der(S.csr)],
     iterations: 1250,
-    run: async (d) => {
+    run: (d) => {
       const csr = parseCsrDer(d);
       const why = csrSignatureProblem(csr);
       assert.ok(why === undefined || typeof why === "string");

@@ -9,11 +9,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { AsnConvert } from "@peculiar/asn1-schema";
-import {
-  createCsr,
-  type CsrTemplate,
-  parseCsrDer,
-} from "../../lib/kubelet/csr.ts";
+import { createCsr, type CsrTemplate, parseCsrDer } from "../../lib/kubelet/csr.ts";
 import { csrSignatureProblem } from "../../lib/kubelet/csr_judge.ts";
 import { exportSpki, generateKeyPair, type KeyType, signingAlgorithm } from "../../lib/pki/keys.ts";
 import { emptySans, type Sans, sansEmpty } from "../../lib/pki/pkix.ts";

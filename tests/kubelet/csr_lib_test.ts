@@ -3,12 +3,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
-import {
-  createCsr,
-  csrPem,
-  digestedName,
-  parseCsrPem,
-} from "../../lib/kubelet/csr.ts";
+import { createCsr, csrPem, digestedName, parseCsrPem } from "../../lib/kubelet/csr.ts";
 import { csrSignatureProblem } from "../../lib/kubelet/csr_judge.ts";
 import {
   certificateProblem,
@@ -260,7 +255,7 @@ for (const c of CERT_CASES) {
   });
 }
 
-Deno.test("csrSignatureProblem() verifies RSASSA-PSS CSRs made by openssl", async () => {
+Deno.test("csrSignatureProblem() verifies RSASSA-PSS CSRs made by openssl", () => {
   const { dir, cleanup } = tempDir();
   try {
     const key = path.join(dir, "k.key");
