@@ -43,6 +43,8 @@ export interface ItemTemplate {
   lastDecoded: string[];
   /** Items matched so far; from a few on, by {@link ItemTemplate.regex}. */
   hits: number;
+  /** Whether the runs are short enough to be made a regex (at most 64 KiB). */
+  short: boolean;
   /** The runs with a plain value between each two, as one sticky regex. */
   regex?: RegExp;
   /** The last item's values, when they were all plain. */
@@ -150,6 +152,7 @@ export function learnItem(raw: string): ItemTemplate | undefined {
     last: [],
     lastDecoded: [],
     hits: 0,
+    short: probeText.length <= 1 << 16,
     prev: undefined,
     alike: undefined,
     wait: 0,
@@ -254,10 +257,14 @@ export function matchItem(
       }
       return alike.regex.lastIndex;
     }
-    // Another shape of values: matched the general way, and a new one made later.
+    const end = matchGeneral(template, text, start, values);
+    if (end < 0) return -1; // another item altogether: the Alike stays
+    // Other values where the Alike has fixed ones: a new one made later.
     template.alike = undefined;
     template.prev = undefined;
     template.wait = 64 << Math.min(template.made, 16);
+    if (values !== undefined) learnAlike(template, values);
+    return end;
   }
   const end = matchGeneral(template, text, start, values);
   if (end >= 0 && values !== undefined) learnAlike(template, values);
@@ -305,7 +312,7 @@ function matchGeneral(
     p = q + run.length;
   }
   // Compiled once the template has proved itself (a regex costs more to make than a match).
-  if (++template.hits === 4) {
+  if (++template.hits === 4 && template.short) {
     template.regex = new RegExp(runs.map(escapeRegex).join(PLAIN_VALUE), "y");
   }
   return p;
@@ -323,7 +330,8 @@ function learnAlike(template: ItemTemplate, values: readonly string[]): void {
   }
   const prev = template.prev;
   template.prev = values.slice(0, n).map(own);
-  if (prev === undefined || template.wait-- > 0) return;
+  // Only for a template that has proved itself, and not too long (a regex costs more to make).
+  if (prev === undefined || template.hits < 4 || !template.short || template.wait-- > 0) return;
   const vary: number[] = [];
   let source = escapeRegex(template.runs[0]!);
   for (let i = 0; i < n; i++) {

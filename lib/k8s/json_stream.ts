@@ -165,6 +165,7 @@ export class JsonListReader {
   #counted = 0; // the brackets of #buf before this are counted
   #next = -1; // the first bracket in #buf at or after #counted (Infinity: none); stale if less
   #template: ItemTemplate | undefined; // of the last item read character by character
+  #other: ItemTemplate | undefined; // the one before
   #values: string[] = [];
   // The Secrets the part's items so far give (lib/k8s/json_items.ts); undefined once one does not.
   #secrets: DecodedSecret[] | undefined = [];
@@ -438,6 +439,11 @@ export class JsonListReader {
           if (this.#pos >= b.length) return;
           if (this.#state === S.Item && this.#template !== undefined) {
             end = matchItem(this.#template, b, this.#pos, this.#values);
+            if (end < 0 && this.#other !== undefined) {
+              // Two shapes that alternate (token Secrets among others): the one before.
+              end = matchItem(this.#other, b, this.#pos, this.#values);
+              if (end >= 0) [this.#template, this.#other] = [this.#other, this.#template];
+            }
           }
         }
         if (end >= 0) {
@@ -476,6 +482,7 @@ export class JsonListReader {
             // Read character by character: the next items may be like it.
             const t = learnItem(raw);
             if (t !== undefined) {
+              this.#other = this.#template;
               this.#template = t;
               if (matchItem(t, raw, 0, this.#values) === raw.length) end = raw.length;
             }

@@ -137,6 +137,12 @@ function secretObject(rng: Rng, i: number, vary: number): Record<string, unknown
   return obj;
 }
 
+/** `obj`, with labels when `labelled` (another shape of item). */
+function shaped(obj: Record<string, unknown>, labelled: boolean): Record<string, unknown> {
+  if (labelled) obj.metadata = { ...(obj.metadata as object), labels: { app: "x" } };
+  return obj;
+}
+
 /** JSON text of a value in one of a few layouts (kubectl's 4-space indent most often). */
 function layout(rng: Rng, value: unknown, style: number): string {
   switch (style) {
@@ -186,11 +192,13 @@ function fleet(rng: Rng): string {
   const style = rng.chance(0.6) ? 0 : rng.int(4);
   const n = rng.int(45);
   const vary = rng.chance(0.5) ? 0 : rng.int(512);
+  // Two shapes in turn, two items each (token Secrets among others).
+  const alternate = rng.chance(0.2);
   const items: string[] = [];
   for (let i = 0; i < n; i++) {
     let item = rng.chance(0.01) ? rng.pick(["null", "7", "[]", '"s"', "{}"]) : layout(
       rng,
-      secretObject(rng, i, vary),
+      shaped(secretObject(rng, i, vary), alternate && (i >> 1) % 2 === 1),
       style,
     );
     if (rng.chance(0.03)) item = edit(rng, item);
