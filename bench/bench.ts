@@ -729,6 +729,7 @@ function memCases(anchor: string | undefined, work: string): void {
   } else note("bounded-memory CSR and certificate rows skipped: they need the Go anchor's fleet");
   const stream = path.join(work, `mem-secrets-${n}.yaml`);
   const list = path.join(work, `mem-secrets-${n}-list.yaml`);
+  const json = path.join(work, `mem-secrets-${n}.json`);
   memCase(
     `binary: token list, ${n} token Secrets (one YAML List)`,
     ["token list", "token create"],
@@ -747,7 +748,6 @@ function memCases(anchor: string | undefined, work: string): void {
     `binary: token list, ${n} token Secrets (one JSON List)`,
     ["token list", "token create"],
     () => {
-      const json = path.join(work, `mem-secrets-${n}.json`);
       const out = fs.openSync(json, "w");
       execFileSync(BIN, ["token", "create", "--count", String(n), "-o", "json"], {
         cwd: work,
@@ -767,6 +767,22 @@ function memCases(anchor: string | undefined, work: string): void {
         atob([...text.matchAll(new RegExp(`^  ${key}: (\\S+)$`, "gm"))].at(-1)![1]!);
       const token = `${last("token-id")}.${last("token-secret")}`;
       return { argv: jk(["token", "check", token, "--secrets", stream]), cwd: work };
+    },
+  );
+  // The same judgement over the JSON List `kubectl get secrets -o json` would print (token
+  // create's -o json): its last item's token.
+  memCase(
+    `binary: token check --secrets, ${n} token Secrets (one JSON List, the last one's token)`,
+    ["token check", "token create"],
+    () => {
+      const items = JSON.parse(fs.readFileSync(json, "utf8")).items as {
+        stringData?: Record<string, string>;
+        data?: Record<string, string>;
+      }[];
+      const last = items.at(-1)!;
+      const field = (k: string) => last.stringData?.[k] ?? atob(last.data![k]!);
+      const token = `${field("token-id")}.${field("token-secret")}`;
+      return { argv: jk(["token", "check", token, "--secrets", json]), cwd: work };
     },
   );
 }
