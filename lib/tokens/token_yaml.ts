@@ -44,17 +44,30 @@ class ScalarCache {
 // Sorted, checked key lists by the maps' own key order: Secrets share a few shapes.
 const keyCache = new Map<string, string[] | null>();
 
+// The last few key lists seen (a Secret's three maps take turns), compared key by key: most maps
+// are answered without joining their keys into a text.
+const recent: { own: string[]; keys: string[] | null }[] = [];
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function sortedKeys(map: Record<string, unknown>): string[] | null {
   const own = Object.keys(map);
+  for (const r of recent) if (sameKeys(r.own, own)) return r.keys;
   const sig = own.join("\n");
   let keys = keyCache.get(sig);
   if (keys === undefined) {
-    keys = own.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    keys = own.slice().sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
     const ok = keys.length > 0 &&
       keys.every((k) => SAFE.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k));
     if (!ok) keys = null;
     if (keyCache.size < 1000) keyCache.set(sig, keys);
   }
+  recent.unshift({ own, keys });
+  if (recent.length > 4) recent.pop();
   return keys;
 }
 
