@@ -17,7 +17,7 @@
  */
 
 import { isObject } from "../base/object.ts";
-import { decodeBase64Strict, type DecodedSecret } from "./secret.ts";
+import { decodeAsciiBase64, decodeBase64Strict, type DecodedSecret } from "./secret.ts";
 
 /** An item's text cut at its value strings (see the module). */
 export interface ItemTemplate {
@@ -403,21 +403,13 @@ export function decodeItem(
   if (values[plan.kind] !== "Secret") return undefined;
   if (plan.apiVersion >= 0 && values[plan.apiVersion] !== "v1") return undefined;
   const data: Record<string, string> = {};
-  const { keys, slots, base64 } = plan;
+  const { keys, slots } = plan;
   for (let i = 0; i < keys.length; i++) {
     const s = slots[i]!;
-    let value = "";
+    let value: string | undefined = "";
     if (s >= 0) {
-      const v = values[s]!;
-      if (!base64[i]) value = own(v);
-      else if (v === template.last[i]) value = template.lastDecoded[i]!;
-      else {
-        const decoded = asciiBase64(v) ?? decodeBase64Strict(v);
-        if (decoded === undefined) return undefined; // refused by decodeSecret
-        value = decoded;
-        template.last[i] = own(v);
-        template.lastDecoded[i] = decoded;
-      }
+      value = dataValue(template, plan, i, values[s]!);
+      if (value === undefined) return undefined; // refused by decodeSecret
     }
     setKey(data, keys[i]!, value);
   }
@@ -431,44 +423,24 @@ export function decodeItem(
   return out;
 }
 
-const SEXTET = new Int8Array(128).fill(-1);
-for (let i = 0; i < 64; i++) {
-  SEXTET["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
-}
-const codes: number[] = [];
-
 /**
- * decodeBase64Strict's first way, without its cache (a fleet's token IDs
- * and secrets are each seen once): padded standard base64 of ASCII text,
- * at most 128 characters, no CR or LF; undefined for anything else, which
- * decodeBase64Strict then decodes or refuses. Bits after the last whole
- * byte are ignored, as there.
+ * A `data` value as decodeSecret decodes it, the last one decoded for key
+ * `i` kept (a fleet repeats most values); undefined when decodeSecret
+ * refuses it.
  */
-function asciiBase64(text: string): string | undefined {
-  const n = text.length;
-  if (n % 4 !== 0 || n > 128) return undefined;
-  let pad = 0;
-  if (n > 0 && text.charCodeAt(n - 1) === 61) pad = text.charCodeAt(n - 2) === 61 ? 2 : 1;
-  codes.length = 0;
-  for (let i = 0; i < n; i += 4) {
-    const last = i + 4 === n;
-    const a = sextet(text, i), b = sextet(text, i + 1);
-    const c = last && pad === 2 ? 0 : sextet(text, i + 2);
-    const d = last && pad >= 1 ? 0 : sextet(text, i + 3);
-    if ((a | b | c | d) < 0) return undefined;
-    const bits = (a << 18) | (b << 12) | (c << 6) | d;
-    const x = bits >> 16, y = (bits >> 8) & 255, z = bits & 255;
-    if ((x | y | z) >= 128) return undefined; // not ASCII
-    codes.push(x);
-    if (!last || pad < 2) codes.push(y);
-    if (!last || pad < 1) codes.push(z);
-  }
-  return String.fromCharCode.apply(null, codes);
-}
-
-function sextet(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  return c < 128 ? SEXTET[c]! : -1;
+function dataValue(
+  template: ItemTemplate,
+  plan: SecretPlan,
+  i: number,
+  v: string,
+): string | undefined {
+  if (!plan.base64[i]) return own(v);
+  if (v === template.last[i]) return template.lastDecoded[i]!;
+  const decoded = decodeAsciiBase64(v) ?? decodeBase64Strict(v);
+  if (decoded === undefined) return undefined;
+  template.last[i] = own(v);
+  template.lastDecoded[i] = decoded;
+  return decoded;
 }
 
 /**
@@ -491,16 +463,8 @@ function decodeAlike(
     const f = field[j]!;
     if (f >= DATA) {
       const i = f - DATA;
-      let value: string;
-      if (!plan.base64[i]) value = own(v);
-      else if (v === template.last[i]) value = template.lastDecoded[i]!;
-      else {
-        const decoded = asciiBase64(v) ?? decodeBase64Strict(v);
-        if (decoded === undefined) return undefined; // refused by decodeSecret
-        value = decoded;
-        template.last[i] = own(v);
-        template.lastDecoded[i] = decoded;
-      }
+      const value = dataValue(template, plan, i, v);
+      if (value === undefined) return undefined; // refused by decodeSecret
       setKey(data, plan.keys[i]!, value);
     } else if (f === KIND) {
       if (v !== "Secret") return undefined;

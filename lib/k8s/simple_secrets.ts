@@ -23,12 +23,11 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
 import { isObject } from "../base/object.ts";
 import { type ChunkCounts, type ManifestChunk, MAX_DEPTH } from "./manifest.ts";
 import { jsonListSecrets } from "./json_stream.ts";
-import { decodeBase64Strict, type DecodedSecret } from "./secret.ts";
+import { decodeAsciiBase64, decodeBase64Strict, type DecodedSecret } from "./secret.ts";
 import { simpleDocuments, simpleString } from "./simple_yaml.ts";
 
 /**
@@ -158,18 +157,11 @@ const NL = 10;
 const SPACE = 32;
 const DASH = 45;
 const COLON = 58;
-const EQUALS = 61;
 
 /** Code units of a key after its first letter (simpleDocuments' key: `[A-Za-z][A-Za-z0-9._/-]*`). */
 const KEY_CHAR = new Uint8Array(128);
 for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") {
   KEY_CHAR[c.charCodeAt(0)] = 1;
-}
-
-/** Standard base64's sextets by code unit, -1 for other characters (and `=`). */
-const SEXTET = new Int8Array(128).fill(-1);
-for (let i = 0; i < 64; i++) {
-  SEXTET["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
 }
 
 function isLetter(c: number): boolean {
@@ -255,18 +247,6 @@ function stringAt(text: string, start: number, end: number): string | undefined 
   return value !== undefined && value.length >= 13 ? (value + " ").slice(0, -1) : value;
 }
 
-/** A decoded value's bytes (reused: at most 96 from 128 characters). */
-const bytes = new Uint8Array(96);
-/** `bytes[0, n)` as a latin1 string: Node's own reader where there is one, else Buffer's. */
-const latin1Of: (n: number) => string = (() => {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const direct = (buf as unknown as { latin1Slice?: (start: number, end: number) => string })
-    .latin1Slice;
-  return typeof direct === "function"
-    ? (n: number) => direct.call(buf, 0, n)
-    : (n: number) => buf.toString("latin1", 0, n);
-})();
-
 /**
  * A `data` value `text[start, end)` decoded as decodeSecret decodes it
  * (simpleString, then decodeBase64Strict), or undefined when it does not.
@@ -274,46 +254,13 @@ const latin1Of: (n: number) => string = (() => {
  * base64 alphabet, padded, whose bytes are ASCII) is decoded here in place.
  */
 function dataAt(text: string, start: number, end: number): string | undefined {
-  const n = end - start;
-  if (n > 5 && n % 4 === 0 && n <= 128 && isLetter(text.charCodeAt(start))) {
-    // A plain word (base64 characters are word characters) and no YAML 1.1 keyword.
-    let pad = 0;
-    if (text.charCodeAt(end - 1) === EQUALS) pad = text.charCodeAt(end - 2) === EQUALS ? 2 : 1;
-    // Whole groups (a sextet that is not one is -1: `bad` turns negative), then the last.
-    const whole = pad === 0 ? end : end - 4;
-    let k = 0, bad = 0, high = 0;
-    for (let i = start; i < whole; i += 4) {
-      const a = sextetAt(text, i), b = sextetAt(text, i + 1);
-      const c = sextetAt(text, i + 2), d = sextetAt(text, i + 3);
-      bad |= a | b | c | d;
-      const bits = (a << 18) | (b << 12) | (c << 6) | d;
-      bytes[k++] = bits >> 16;
-      bytes[k++] = bits >> 8;
-      bytes[k++] = bits;
-      high |= bits;
-    }
-    if (pad !== 0) {
-      const a = sextetAt(text, whole), b = sextetAt(text, whole + 1);
-      const c = pad === 2 ? 0 : sextetAt(text, whole + 2);
-      bad |= a | b | c;
-      const bits = (a << 18) | (b << 12) | (c << 6);
-      bytes[k++] = bits >> 16;
-      high |= bits >> 16;
-      if (pad === 1) {
-        bytes[k++] = bits >> 8;
-        high |= (bits >> 8) & 255;
-      }
-    }
-    // (A byte of 128 or more sets a bit 7 of a byte in `high`.)
-    if (bad >= 0 && (high & 0x808080) === 0) return latin1Of(k);
+  // A plain word (base64 characters are word characters) and no YAML 1.1 keyword.
+  if (end - start > 5 && isLetter(text.charCodeAt(start))) {
+    const ascii = decodeAsciiBase64(text, start, end);
+    if (ascii !== undefined) return ascii;
   }
   const s = simpleString(text.slice(start, end));
   return s === undefined ? undefined : decodeBase64Strict(s);
-}
-
-function sextetAt(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  return c < 128 ? SEXTET[c]! : -1;
 }
 
 /**
