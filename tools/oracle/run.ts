@@ -6,7 +6,8 @@
  *                    [--go123-plain]
  *
  * The Go program is built with the go125/ overlay (Go 1.23.5's standard
- * library with the Go 1.24/1.25 rules joinkit follows patched in), so Go
+ * library from the installed toolchain's GOROOT, with go125/'s patches for the
+ * Go 1.24/1.25 rules joinkit follows applied at build time: overlay.ts), so Go
  * itself gives the 1.25 verdicts; `--go123-plain` builds without it and lets
  * intended.ts classify those differences instead.
  *
@@ -31,6 +32,7 @@ import {
 } from "./generators.ts";
 import { classify, differingFields, type Facts } from "./intended.ts";
 import * as jk from "./joinkit.ts";
+import { PatchError, writeOverlay } from "./overlay.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const OUT = `${ROOT}.tmp/oracle`;
@@ -81,23 +83,6 @@ const goOut = async (go: string, args: string[]) =>
       .stdout,
   ).trim();
 
-/** Every file under go125/, as `go build -overlay` JSON over this toolchain's GOROOT. */
-async function writeOverlay(goroot: string): Promise<string> {
-  const replace: Record<string, string> = {};
-  const walk = async (dir: string, rel: string) => {
-    for await (const e of Deno.readDir(dir)) {
-      if (e.isDirectory) await walk(`${dir}/${e.name}`, `${rel}${e.name}/`);
-      else if (e.name.endsWith(".go") && rel !== "") {
-        replace[`${goroot}/src/${rel}${e.name}`] = `${dir}/${e.name}`;
-      }
-    }
-  };
-  await walk(OVERLAY_SRC, "");
-  const path = `${OUT}/overlay.json`;
-  await Deno.writeTextFile(path, JSON.stringify({ Replace: replace }, null, 1) + "\n");
-  return path;
-}
-
 async function build(): Promise<void> {
   const go = await findGo();
   if (!go) {
@@ -109,18 +94,33 @@ async function build(): Promise<void> {
   await Deno.mkdir(OUT, { recursive: true });
   const version = await goOut(go, ["env", "GOVERSION"]);
   if (!plain && !version.startsWith("go1.23")) {
-    // The overlay files are Go 1.23.5's own, patched; another toolchain cannot take them.
+    // The patches are against Go 1.23.5's sources; another toolchain cannot take them.
     console.log(
-      `oracle: ${version} cannot take the go125 overlay (made from go1.23); running --go123-plain`,
+      `oracle: ${version} cannot take the go125 overlay (made for go1.23); running --go123-plain`,
     );
     plain = true;
+  }
+  let overlay: string | undefined;
+  if (!plain) {
+    // The overlay is this toolchain's own sources with go125/'s patches applied.
+    try {
+      overlay = await writeOverlay(
+        await goOut(go, ["env", "GOROOT"]),
+        OVERLAY_SRC,
+        `${OUT}/overlay`,
+      );
+    } catch (e) {
+      if (!(e instanceof PatchError)) throw e;
+      console.log(`oracle: go125 overlay: ${e.message}; running --go123-plain`);
+      plain = true;
+    }
   }
   const args = ["build", "-o"];
   if (plain) {
     BIN = `${OUT}/oracle-go123`;
     args.push(BIN);
   } else {
-    args.push(BIN, "-overlay", await writeOverlay(await goOut(go, ["env", "GOROOT"])));
+    args.push(BIN, "-overlay", overlay!);
   }
   const env: Record<string, string> = { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" };
   if (!Deno.env.get("GOCACHE")) env.GOCACHE = `${OUT}/gocache`;
