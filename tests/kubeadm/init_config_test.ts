@@ -117,7 +117,8 @@ Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts,
     [
       init +
       "---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\ncontrolPlaneEndpoint: bad_host:6443\n",
-      /^k\.yaml: controlPlaneEndpoint: Invalid value: "bad_host:6443": endpoint is not valid$/,
+      // SetClusterDynamicDefaults parses it before validation (kubeadm v1.32.5 says the same).
+      /^k\.yaml: hostport bad_host:6443: host 'bad_host' must be a valid IP address or a valid RFC-1123 DNS subdomain$/,
     ],
     [
       init + "localAPIEndpoint: {advertiseAddress: cp.local}\n",
@@ -138,11 +139,12 @@ Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts,
 });
 
 Deno.test("readInitConfiguration() warns as kubeadm does: unknown fields, other documents", () => {
+  // A component config (kubelet, kube-proxy) is a known group: kubeadm does not call it ignored.
   const c = read(
-    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\ncolour: red\nbootstrapTokens: [{token: abcdef.0123456789abcdef, size: 1}]\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\ncolour: red\nbootstrapTokens: [{token: abcdef.0123456789abcdef, size: 1}]\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n---\napiVersion: v1\nkind: ConfigMap\n",
   );
   assert.deepEqual(c.warnings, [
-    "[config] WARNING: Ignored YAML document with GroupVersionKind kubelet.config.k8s.io/v1beta1, Kind=KubeletConfiguration",
+    "[config] WARNING: Ignored YAML document with GroupVersionKind v1, Kind=ConfigMap",
     `strict decoding error: unknown field "colour"`,
     `strict decoding error: unknown field "bootstrapTokens[0].size"`,
   ]);
@@ -166,4 +168,56 @@ Deno.test("parseHostPortError() follows kubeadm's ParseHostPort", () => {
     parseHostPortError("Bad_Host"),
     "hostport Bad_Host: host 'Bad_Host' must be a valid IP address or a valid RFC-1123 DNS subdomain",
   );
+});
+
+Deno.test("readInitConfiguration() config: the whole defaulted Init+ClusterConfiguration", () => {
+  const d = read("apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n").config;
+  assert.equal(d.cluster.clusterName, "kubernetes");
+  assert.equal(d.cluster.certificatesDir, "/etc/kubernetes/pki");
+  assert.deepEqual(d.cluster.networking, {
+    serviceSubnet: "10.96.0.0/12",
+    podSubnet: "",
+    dnsDomain: "cluster.local",
+  });
+  assert.equal(d.cluster.encryptionAlgorithm, "RSA-2048");
+  assert.equal(d.cluster.certificateValidityPeriodMs, 8760 * 3_600_000);
+  assert.equal(d.cluster.caCertificateValidityPeriodMs, 87600 * 3_600_000);
+  assert.equal(d.cluster.etcd.local?.dataDir, "/var/lib/etcd");
+  assert.equal(d.cluster.kubernetesVersion, "stable-1");
+  assert.equal(d.localAPIEndpoint.bindPort, 6443);
+  assert.equal(d.nodeRegistration.name, undefined, "the host's name: filled by kubeadm");
+  const c = readInitConfiguration(
+    parseManifests(
+      `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+nodeRegistration: {name: " CP-1 "}
+localAPIEndpoint: {advertiseAddress: 10.0.0.5, bindPort: 7443}
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+kubernetesVersion: "1.32.5"
+clusterName: prod
+certificatesDir: /srv/pki
+controlPlaneEndpoint: cp.example.com
+networking: {serviceSubnet: "10.100.0.0/16,fd00:10:96::/112", podSubnet: 10.244.0.0/16, dnsDomain: prod.local}
+apiServer: {certSANs: [API.Example.com, 10.0.0.9]}
+etcd: {local: {serverCertSANs: [etcd.local], peerCertSANs: [10.0.0.5]}}
+encryptionAlgorithm: ECDSA-P256
+certificateValidityPeriod: 48h
+caCertificateValidityPeriod: 8760h
+`,
+      "k.yaml",
+    ),
+    "k.yaml",
+    { hostname: "ignored" },
+  ).config;
+  assert.equal(c.nodeRegistration.name, "cp-1");
+  assert.equal(c.cluster.kubernetesVersion, "v1.32.5");
+  assert.equal(c.cluster.controlPlaneEndpoint, "cp.example.com:7443");
+  assert.deepEqual(c.cluster.apiServer.certSANs, ["api.example.com", "10.0.0.9"]);
+  assert.deepEqual(c.cluster.etcd.local?.serverCertSANs, ["etcd.local"]);
+  assert.equal(c.cluster.encryptionAlgorithm, "ECDSA-P256");
+  assert.equal(c.cluster.certificateValidityPeriodMs, 48 * 3_600_000);
+  assert.equal(c.localAPIEndpoint.advertiseAddress, "10.0.0.5");
+  assert.equal(c.cluster.networking.dnsDomain, "prod.local");
 });
