@@ -4,7 +4,18 @@ import * as path from "node:path";
 import { repoPath } from "../_cli.ts";
 
 /** lib/'s layers, lowest first: a module may import from its own layer or a lower one. */
-const LAYERS = ["base", "go", "k8s", "pki", "tokens", "discovery", "kubelet", "kubeadm", "phases"];
+const LAYERS = [
+  "base",
+  "go",
+  "k8s",
+  "pki",
+  "gitops",
+  "tokens",
+  "discovery",
+  "kubelet",
+  "kubeadm",
+  "phases",
+];
 
 const LIB = repoPath("lib");
 
@@ -39,7 +50,7 @@ Deno.test("lib/ layers: every file lives in a known layer folder", () => {
   }
 });
 
-Deno.test("lib/ layers: no import runs up a layer (base < go < k8s < pki < tokens < discovery < kubelet < kubeadm < phases)", () => {
+Deno.test("lib/ layers: no import runs up a layer (base < go < k8s < pki < gitops < tokens < discovery < kubelet < kubeadm < phases)", () => {
   const up: string[] = [];
   for (const f of libFiles()) {
     const from = LAYERS.indexOf(layerOf(f)!);
@@ -84,4 +95,34 @@ import {
     "../tokens/z.ts",
     "./y.ts",
   ]);
+});
+
+/** The files outside lib/ that the re-export rule covers too: the dispatcher, commands and the entry points. */
+function nonLibFiles(): string[] {
+  const root = repoPath(".");
+  const top = fs.readdirSync(root).filter((f) => f.endsWith(".ts")).map((f) => path.join(root, f));
+  const commands = fs.readdirSync(repoPath("commands"), { recursive: true }).map(String)
+    .filter((f) => f.endsWith(".ts")).map((f) => path.join(repoPath("commands"), f));
+  return [...top, ...commands];
+}
+
+Deno.test("no re-export glue outside lib/ either, mod.ts (the package's one public face) excepted", () => {
+  const glue: string[] = [];
+  for (const f of nonLibFiles()) {
+    if (path.basename(f) === "mod.ts" && path.dirname(f) === repoPath(".")) continue;
+    for (
+      const m of fs.readFileSync(f, "utf8").matchAll(
+        /^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*["'][^"']+["']/gm,
+      )
+    ) {
+      glue.push(`${path.relative(repoPath("."), f)}: ${m[0].replace(/\s+/g, " ")}`);
+    }
+  }
+  assert.deepEqual(glue, []);
+});
+
+Deno.test("mod.ts sits on lib/ only: never on cli.ts, commands/ or main.ts", () => {
+  const specs = specifiers(fs.readFileSync(repoPath("mod.ts"), "utf8"));
+  assert.ok(specs.length > 0);
+  assert.deepEqual(specs.filter((s) => !s.startsWith("./lib/")), []);
 });
