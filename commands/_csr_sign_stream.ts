@@ -49,7 +49,6 @@ export async function signStream(ctx: Context, o: StreamOptions): Promise<number
     (/^kind:\s*['"]?[A-Za-z]*List['"]?\s*$/m.test(o.read[0]!.text) &&
       /^items:/m.test(o.read[0]!.text));
   let code = 0;
-  let unapproved = 0;
   let index = 0;
   let items = 0;
   // Nothing is written until something is signed; then the head and what waited.
@@ -123,8 +122,7 @@ export async function signStream(ctx: Context, o: StreamOptions): Promise<number
           ctx.stderr(`error: ${r.error.message}`);
           code ||= (r.error as JoinkitError).exitCode;
         }
-        if (r.unapproved) unapproved++;
-        if (r.certPem && !signed) {
+          if (r.certPem && !signed) {
           open();
           signed = true;
           sink!.write(head + waiting.join(""));
@@ -136,12 +134,6 @@ export async function signStream(ctx: Context, o: StreamOptions): Promise<number
     shown.done();
     if (index === 0) throw new InputError(`${o.name}: no objects found`);
     if (!signed) return code; // nothing signed: nothing printed
-    if (unapproved > 0) {
-      ctx.stderr(
-        `warning: signed ${unapproved} CSR(s) that are not approved; kube-controller-manager ` +
-          `signs only approved CSRs (use --approve to add the Approved condition)`,
-      );
-    }
     sink!.write(tail);
     sink!.commit();
     return code;

@@ -90,6 +90,10 @@ by the same judgement 'csr inspect' reports, in the cluster's order:
   - the CertificateSubjectRestriction admission plugin (no O=system:masters
     for kubernetes.io/kube-apiserver-client);
   - Denied, Failed or already-issued objects are refused;
+  - as kube-controller-manager, only Approved objects are signed: an object
+    without the Approved condition is signed only when this run approves it
+    (--approve, or --approve --policy FILE approving it); any other stays
+    as it is (no Failed condition either), one stderr line, exit 3;
   - the signer's validator (kubelet-client, kubelet-serving,
     kube-apiserver-client rules); a refusal gets the signer's Failed condition.
 Each refusal is one stderr line with upstream's reason, and exit code 3.
@@ -107,7 +111,7 @@ status.certificate set (and, with --approve, the Approved condition
 'kubectl certificate approve' adds); the output keeps the input's shape.
 When other objects were signed, a refused object is output too: with the
 signer's Failed/SignerValidationFailure condition when the signer refused it,
-unchanged otherwise. Unapproved objects are signed with a warning.
+unchanged otherwise.
 
 Usage:
   joinkit csr sign FILE --ca CA.crt --ca-key CA.key [--signer-name NAME] [--usages U,...]
@@ -273,7 +277,6 @@ Examples:
       : /^kind:\s*['"]?[A-Za-z]*List['"]?\s*$/m.test(input.text) && /^items:/m.test(input.text);
     const out: KubeObject[] = [];
     const pems: string[] = [];
-    let unapproved = 0;
     const shown = progress(ctx, "csr sign");
     const results = await mapOrdered(
       objects,
@@ -293,15 +296,8 @@ Examples:
       out.push(r.obj);
       if (r.error) report(r.error);
       if (r.certPem) pems.push(r.certPem);
-      if (r.unapproved) unapproved++;
     }
     if (pems.length === 0) return code; // nothing signed: nothing printed
-    if (unapproved > 0) {
-      ctx.stderr(
-        `warning: signed ${unapproved} CSR(s) that are not approved; kube-controller-manager ` +
-          `signs only approved CSRs (use --approve to add the Approved condition)`,
-      );
-    }
     const text = format === "pem" ? pems.join("") : renderInInputShape(out, isList, format);
     emit(text);
     return code;

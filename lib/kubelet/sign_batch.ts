@@ -2,7 +2,9 @@
  * One CSR through kube-controller-manager's signer, as `csr sign` runs it for
  * each object or PEM block of its input: status checks (Denied, Failed,
  * already issued), parsing, the CSR signature, the signer's validator, then
- * signing. Each outcome says what to output and why a CSR was refused.
+ * signing. As the controller, only Approved objects are signed (or those the
+ * run approves: `approve`). Each outcome says what to output and why a CSR
+ * was refused.
  *
  * @module
  */
@@ -42,9 +44,16 @@ export interface ObjectOutcome {
   certPem?: string;
   /** Why it was not signed. */
   error?: JoinkitError;
-  /** Signed although not approved (and not approved by `approve`). */
-  unapproved?: boolean;
 }
+
+/**
+ * The refusal of an object without the Approved condition that the run did
+ * not approve: kube-controller-manager's signer ignores such an object
+ * (`IsCertificateRequestApproved`), so it stays as it is, unsigned.
+ */
+export const NOT_APPROVED =
+  "csr is not approved: kube-controller-manager signs only Approved CSRs " +
+  "(--approve, or --approve --policy FILE, approves it in the same run)";
 
 function prefixed(e: unknown, label: string): JoinkitError {
   if (e instanceof JoinkitError) return new JoinkitError(`${label}: ${e.message}`, e.exitCode);
@@ -88,6 +97,14 @@ export async function signObject(
     label = `${where} (${c.name})`;
     const j = await judgeSubmission(submissionOf(c), { signerFilter: o.signerName });
     const v = j.verdict;
+    // The controller's order: an unapproved object is ignored before the signer's validator
+    // could add a Failed condition (signer.go handle()). Denied and Failed are refused above.
+    if (
+      j.status === "Pending" && o.approve !== true &&
+      (v.outcome === "sign" || v.stage === "signer")
+    ) {
+      return { obj, error: new CheckError(`${label}: ${NOT_APPROVED}`) };
+    }
     if (v.outcome !== "sign") {
       const error = new CheckError(`${label}: ${v.reason}`);
       if (v.failedCondition !== undefined) {
@@ -108,7 +125,6 @@ export async function signObject(
     return {
       obj: withStatus(obj, addApproval ? [approvedCondition(o.now)] : [], certPem),
       certPem,
-      unapproved: v.unapproved === true && !addApproval,
     };
   } catch (e) {
     return { obj, error: prefixed(e, label) };

@@ -447,8 +447,18 @@ Deno.test("CLI csr sign keeps a YAML stream a stream and JSON JSON; refuses issu
     assert.doesNotMatch(r.stdout, /kind: List/);
     const json = path.join(dir, "one.json");
     const obj = JSON.parse(
-      (await runCli(["csr", "sign", s.yaml, "--ca", s.ca.crt, "--ca-key", s.ca.key, "-o", "json"]))
-        .stdout,
+      (await runCli([
+        "csr",
+        "sign",
+        s.yaml,
+        "--ca",
+        s.ca.crt,
+        "--ca-key",
+        s.ca.key,
+        "--approve",
+        "-o",
+        "json",
+      ])).stdout,
     );
     fs.writeFileSync(json, JSON.stringify(obj));
     const again = await runCli(["csr", "sign", json, "--ca", s.ca.crt, "--ca-key", s.ca.key]);
