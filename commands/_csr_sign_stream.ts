@@ -13,7 +13,7 @@
  * @module
  */
 
-import { InputError, JoinkitError } from "../lib/base/errors.ts";
+import { InputError, type JoinkitError } from "../lib/base/errors.ts";
 import type { ApprovalPolicy } from "../lib/kubelet/approval_policy.ts";
 import {
   mapOrdered,
