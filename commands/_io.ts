@@ -641,6 +641,51 @@ export interface OutputFile {
   data: string | Uint8Array;
   /** Its mode: 0o600 for keys and credentials, 0o644 otherwise. */
   mode: number;
+  /**
+   * The directory the user named (`--out-dir`) that `path` lies under: every
+   * directory between it and the file must be a real directory, never a
+   * symbolic link (see {@link refuseLinks}). Absent: only the file itself
+   * is checked (the directory of `--out FILE` is the user's to choose).
+   */
+  root?: string;
+}
+
+/**
+ * Refuses to write `file` through a symbolic link that joinkit did not
+ * create: the file itself must not be a link (not even with `--force`: the
+ * link's target is someone else's file), and, below `root` (the directory
+ * the user named), neither may any directory on the way (`etcd/` linked to
+ * another place would put keys there). `root` itself and its parents may
+ * be links: the user named them. Missing components are fine (created
+ * later as real directories).
+ */
+export function refuseLinks(file: string, root?: string): void {
+  const fs = nodeFs();
+  const isLink = (p: string): boolean => {
+    try {
+      return fs.lstatSync(p).isSymbolicLink();
+    } catch {
+      return false; // missing: nothing to follow
+    }
+  };
+  if (root !== undefined) {
+    const rel = path.relative(root, path.dirname(file));
+    if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) {
+      let dir = root;
+      for (const part of rel.split(path.sep)) {
+        dir = path.join(dir, part);
+        if (isLink(dir)) throw linkError(dir);
+      }
+    }
+  }
+  if (isLink(file)) throw linkError(file);
+}
+
+function linkError(p: string): InputError {
+  return new InputError(
+    `${p}: is a symbolic link; joinkit never writes through a link it did not make ` +
+      `(remove it, or name its target)`,
+  );
 }
 
 /**
@@ -653,6 +698,8 @@ export interface OutputFile {
  */
 export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): void {
   const fs = nodeFs();
+  // Links first: a link to a directory is a link, not a directory to refuse as one.
+  for (const f of files) refuseLinks(f.path, f.root);
   // A directory is never replaced, --force or not, so say that first.
   for (const f of files) {
     if (isDirectory(f.path)) throw new InputError(`${f.path}: is a directory`);
@@ -756,6 +803,7 @@ export interface AtomicOutput {
  */
 export function openAtomicOutput(file: string, mode: number, force: boolean): AtomicOutput {
   const fs = nodeFs();
+  refuseLinks(file);
   if (isDirectory(file)) throw new InputError(`${file}: is a directory`);
   if (!force && fs.existsSync(file)) {
     throw new InputError(`${file}: already exists (use --force to overwrite)`);
@@ -816,16 +864,25 @@ export function writeFileAtomic(file: OutputFile, force: boolean): void {
 
 /**
  * Creates a directory (and parents) if missing; `mode` 0o700 for directories
- * that will hold keys. An existing directory is left as it is.
+ * that will hold keys. An existing directory is left as it is. With `root`
+ * (the directory the user named, which `dir` lies under), every directory
+ * below `root` down to `dir` must be a real directory, never a symbolic
+ * link (see {@link refuseLinks}); `root` itself may be one.
  */
-export function ensureDir(dir: string, mode = 0o755): void {
+export function ensureDir(dir: string, mode = 0o755, root?: string): void {
   const fs = nodeFs();
+  if (root !== undefined) {
+    ensureDir(root, mode);
+    refuseLinks(path.join(dir, "x"), root);
+  }
   try {
     fs.mkdirSync(dir, { recursive: true, mode });
   } catch (err) {
     throw describe(err, dir);
   }
   if (!isDirectory(dir)) throw new InputError(`${dir}: not a directory`);
+  // Made meanwhile by someone else? Checked again: mkdir -p follows links.
+  if (root !== undefined) refuseLinks(path.join(dir, "x"), root);
 }
 
 /**
@@ -843,8 +900,15 @@ export function ensureParentDir(file: string): void {
  * `force` (fails if anything is there), else through a temporary link
  * renamed over it. A directory is never replaced.
  */
-export function symlinkAtomic(target: string, link: string, force: boolean): void {
+export function symlinkAtomic(
+  target: string,
+  link: string,
+  force: boolean,
+  root?: string,
+): void {
   const fs = nodeFs();
+  // The link itself may be replaced (it is what this writes); the directories to it may not.
+  if (root !== undefined) refuseLinks(path.join(path.dirname(link), "x"), root);
   try {
     if (fs.lstatSync(link).isDirectory()) throw new InputError(`${link}: is a directory`);
   } catch (e) {

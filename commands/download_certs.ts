@@ -169,9 +169,16 @@ Examples:
             `${e.file.name} is in the Secret: give ${flag} to say where it goes`,
           );
         }
-        files.push({ path: file, data: e.data, mode: e.mode });
+        // In the out dir, no link below it is followed (an `etcd` linked elsewhere is refused);
+        // an external etcd's files go where their flags say, only the file itself checked.
+        files.push({
+          path: file,
+          data: e.data,
+          mode: e.mode,
+          ...(e.file.inCertDir ? { root: outDir } : {}),
+        });
       }
-      for (const f of files) ensureDir(path.dirname(f.path), 0o700);
+      for (const f of files) ensureDir(path.dirname(f.path), 0o700, f.root);
       writeFilesAtomic(files, force);
     }
     // Progress only once nothing can fail any more: a refusal stays one line.

@@ -197,17 +197,18 @@ Examples:
           : { pairFile: path.posix.join(certDir, KUBELET_CLIENT_CURRENT) }),
       });
       files.push(
-        { path: t.conf, data: renderKubeconfig(config, format), mode: 0o600 },
-        { path: t.pair, data: certPem + keyPem, mode: 0o600 },
+        { path: t.conf, data: renderKubeconfig(config, format), mode: 0o600, root: outDir },
+        { path: t.pair, data: certPem + keyPem, mode: 0o600, root: outDir },
       );
     }
 
     ensureDir(outDir, 0o700);
-    for (const t of targets) ensureDir(t.dir, 0o700);
+    // No link below --out-dir is followed: a node's directory linked elsewhere is refused.
+    for (const t of targets) ensureDir(t.dir, 0o700, outDir);
     writeFilesAtomic(files, force);
     try {
       for (const t of targets) {
-        symlinkAtomic(path.posix.join(certDir, pairName), t.current, force);
+        symlinkAtomic(path.posix.join(certDir, pairName), t.current, force, outDir);
       }
     } catch (e) {
       if (!force) {
