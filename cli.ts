@@ -248,6 +248,57 @@ function unknownCommand(words: readonly string[]): UsageError {
   );
 }
 
+/** `joinkit version [-o text|json|yaml]`: the output format its arguments ask for. */
+function versionFormat(rest: readonly string[]): "text" | "json" | "yaml" {
+  let format = "text";
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    const m = /^(?:-o|--output)(?:=(.*))?$/.exec(a) ?? /^-o(.+)$/.exec(a);
+    if (!m) {
+      throw a.startsWith("-")
+        ? unknownFlag(a, ["output"], "joinkit")
+        : new UsageError(`unexpected argument ${JSON.stringify(a)} (see 'joinkit --help')`);
+    }
+    const value = m[1] ?? rest[++i];
+    if (value === undefined) throw new UsageError("flag --output needs a value");
+    format = value;
+  }
+  if (format !== "text" && format !== "json" && format !== "yaml") {
+    throw new UsageError(`--output must be text, json or yaml, not ${JSON.stringify(format)}`);
+  }
+  return format;
+}
+
+/**
+ * What `joinkit version -o json|yaml` prints: joinkit's version and commit, the runtime it
+ * runs on, and the Kubernetes and Go releases whose rules its judgements follow.
+ */
+async function versionData(format: "json" | "yaml"): Promise<string> {
+  const { COMMIT, GO_VERSION, KUBERNETES_VERSION } = await import("./lib/base/version.ts");
+  const { renderData } = await import("./commands/_flags.ts");
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  // GOOS/GOARCH words, as kubeadm and kubectl print their platform.
+  const goArch = (a: string) => ({ x64: "amd64", x86_64: "amd64", aarch64: "arm64" })[a] ?? a;
+  const runtime = deno
+    ? {
+      name: "deno",
+      version: deno.version.deno,
+      platform: `${deno.build.os}/${goArch(deno.build.arch)}`,
+    }
+    : {
+      name: "node",
+      version: process.versions.node,
+      platform: `${process.platform}/${goArch(process.arch)}`,
+    };
+  return await renderData({
+    commit: COMMIT ?? "unknown",
+    go: GO_VERSION,
+    kubernetes: KUBERNETES_VERSION,
+    runtime,
+    version: VERSION,
+  }, format);
+}
+
 /** Text we wrote ourselves (help), on stderr line by line. */
 function stderrText(io: Io, text: string): void {
   for (const line of text.replace(/\n$/, "").split("\n")) io.stderr(diagnosticLine(line));
@@ -276,7 +327,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   try {
     const { words, rest, g } = splitCommand(argv);
     if (g.version || (words[0] === "version" && words.length === 1)) {
-      out(`joinkit ${VERSION}\n`);
+      const format = versionFormat(words[0] === "version" ? rest : []);
+      out(format === "text" ? `joinkit ${VERSION}\n` : await versionData(format));
       return ExitCode.ok;
     }
     if (words[0] === "help") {
