@@ -16,7 +16,7 @@ import { formatDuration, parseDuration } from "../go/duration.ts";
 import { goSplitHostPort } from "../go/net.ts";
 import { goQuote } from "../go/quote.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
-import { DocReader, fieldInvalid, type KubeadmVersion } from "./api.ts";
+import { type DocReader, fieldInvalid, type KubeadmVersion } from "./api.ts";
 import {
   type Arg,
   argValue,

@@ -197,37 +197,51 @@ function joinHostPort(host: string, port: string): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/**
+ * kubeadm's `SplitYAMLDocuments` checks: every document has a group, a
+ * version and a kind (a core `v1` object is refused too), and no kind comes
+ * twice. Throws kubeadm's text as an `InputError` prefixed by `source`.
+ */
+export function splitYamlDocuments(docs: readonly KubeObject[], source: string): void {
+  const kinds = new Set<string>();
+  const twice: string[] = [];
+  for (const doc of docs) {
+    const apiVersion = typeof doc.apiVersion === "string" ? doc.apiVersion : "";
+    const kind = typeof doc.kind === "string" ? doc.kind : "";
+    const slash = apiVersion.indexOf("/");
+    const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    if (group === "" || version === "" || kind === "") {
+      throw new InputError(
+        `${source}: invalid configuration for GroupVersionKind ${group}/${version}, Kind=${kind}: kind and apiVersion is mandatory information that must be specified`,
+      );
+    }
+    if (kinds.has(kind)) {
+      twice.push(`invalid configuration: kind ${goQuote(kind)} is specified twice in YAML file`);
+    }
+    kinds.add(kind);
+  }
+  if (twice.length) throw new InputError(`${source}: ${aggregateErrors(twice)}`);
+}
+
 /** Picks the Init/Cluster documents as `documentMapToInitConfiguration` does. */
 function pickDocuments(docs: readonly KubeObject[], source: string, warnings: string[]) {
   let init: Record<string, unknown> | undefined;
   let cluster: Record<string, unknown> | undefined;
   let initVersion: KubeadmVersion | undefined;
   let clusterVersion: KubeadmVersion | undefined;
-  const seen = new Set<string>();
+  splitYamlDocuments(docs, source);
   for (const doc of docs) {
-    const apiVersion = typeof doc.apiVersion === "string" ? doc.apiVersion : "";
-    const kind = typeof doc.kind === "string" ? doc.kind : "";
+    const apiVersion = String(doc.apiVersion);
+    const kind = String(doc.kind);
     const gvk = `${apiVersion}, Kind=${kind}`;
-    if (apiVersion === "" || kind === "") {
-      throw new InputError(
-        `${source}: invalid configuration for GroupVersionKind ${gvk}: kind and apiVersion is mandatory information that must be specified`,
-      );
-    }
-    if (seen.has(gvk)) {
-      throw new InputError(
-        `${source}: invalid configuration: GroupVersionKind ${gvk} is specified twice in YAML file`,
-      );
-    }
-    seen.add(gvk);
     const group = apiVersion.split("/")[0];
     if (group === KUBEADM_GROUP && (kind === INIT_KIND || kind === CLUSTER_KIND)) {
       const v = kubeadmVersionOf(apiVersion, kind, source);
       if (kind === INIT_KIND) {
-        if (init) throw new InputError(`${source}: more than one ${INIT_KIND}`);
         init = doc;
         initVersion = v;
       } else {
-        if (cluster) throw new InputError(`${source}: more than one ${CLUSTER_KIND}`);
         cluster = doc;
         clusterVersion = v;
       }

@@ -614,6 +614,8 @@ export function validateAPIEndpoint(
 export interface JoinValidationOptions {
   /** Checks that a discovery file exists (kubeadm's `os.Stat` on the node); absent: assumed. */
   fileExists?: (path: string) => boolean;
+  /** Also `ValidateIgnorePreflightErrors`, as `kubeadm join` does next (default true). */
+  preflightList?: boolean;
 }
 
 /**
@@ -740,7 +742,7 @@ export function validateJoinConfig(cfg: JoinConfig, opts: JoinValidationOptions 
       fieldInvalid("caCertPath", caCertPath, "the ca certificate path must be an absolute path"),
     );
   }
-  if (errs.length) return errs;
+  if (errs.length || opts.preflightList === false) return errs;
   // Then kubeadm join checks the preflight list (newJoinData): the config's, no flags here.
   return validateIgnorePreflightErrors([], n.ignorePreflightErrors ?? []).errors;
 }

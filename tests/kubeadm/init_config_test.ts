@@ -74,8 +74,13 @@ Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts,
   const init = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n";
   const cases: [string, RegExp][] = [
     [
-      "apiVersion: v1\nkind: ConfigMap\n",
+      "apiVersion: apps/v1\nkind: Deployment\n",
       /^k\.yaml: no InitConfiguration or ClusterConfiguration kind was found in the YAML file$/,
+    ],
+    [
+      // SplitYAMLDocuments wants a group: a core object is refused (kubeadm v1.32.5 agrees).
+      "apiVersion: v1\nkind: ConfigMap\n",
+      /^k\.yaml: invalid configuration for GroupVersionKind \/v1, Kind=ConfigMap: kind and apiVersion is mandatory/,
     ],
     [
       "apiVersion: kubeadm.k8s.io/v1beta2\nkind: InitConfiguration\n",
@@ -87,7 +92,7 @@ Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts,
     ],
     [
       init + "---\n" + init,
-      /GroupVersionKind kubeadm\.k8s\.io\/v1beta4, Kind=InitConfiguration is specified twice/,
+      /^k\.yaml: invalid configuration: kind "InitConfiguration" is specified twice in YAML file$/,
     ],
     [
       init + "bootstrapTokens: [{token: ABCDEF.0123456789abcdef}]\n",
@@ -141,10 +146,10 @@ Deno.test("readInitConfiguration() refuses what kubeadm refuses, with its texts,
 Deno.test("readInitConfiguration() warns as kubeadm does: unknown fields, other documents", () => {
   // A component config (kubelet, kube-proxy) is a known group: kubeadm does not call it ignored.
   const c = read(
-    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\ncolour: red\nbootstrapTokens: [{token: abcdef.0123456789abcdef, size: 1}]\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n---\napiVersion: v1\nkind: ConfigMap\n",
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\ncolour: red\nbootstrapTokens: [{token: abcdef.0123456789abcdef, size: 1}]\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n---\napiVersion: apps/v1\nkind: Deployment\n",
   );
   assert.deepEqual(c.warnings, [
-    "[config] WARNING: Ignored YAML document with GroupVersionKind v1, Kind=ConfigMap",
+    "[config] WARNING: Ignored YAML document with GroupVersionKind apps/v1, Kind=Deployment",
     `strict decoding error: unknown field "colour"`,
     `strict decoding error: unknown field "bootstrapTokens[0].size"`,
   ]);

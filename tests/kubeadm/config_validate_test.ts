@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { parseManifests } from "../../lib/k8s/manifest.ts";
+import { validateKubeadmConfig } from "../../lib/kubeadm/config_validate.ts";
+
+interface Case {
+  name: string;
+  config: string;
+  ok: boolean;
+  exit: number;
+  kubeadm: string;
+}
+
+// Real kubeadm v1.32.5's verdicts (`kubeadm config validate --config F` on a host named "vm",
+// recorded by tests/fixtures/kubeadm/validate/record_corpus.py).
+const CORPUS: Case[] = JSON.parse(
+  fs.readFileSync(new URL("../fixtures/kubeadm/validate/corpus.json", import.meta.url), "utf8"),
+);
+
+/** kubeadm quotes secrets in its texts; joinkit withholds them. */
+function withheld(msg: string): string {
+  return msg.replace(
+    /((?:token|tlsBootstrapToken|certificateKey): Invalid value: )"(?:[^"\\]|\\.)*"/g,
+    '$1"<value withheld>"',
+  );
+}
+
+function judge(c: Case) {
+  let docs;
+  try {
+    docs = parseManifests(c.config, "f");
+  } catch (e) {
+    return { ok: false as const, exit: 1, message: (e as Error).message };
+  }
+  return validateKubeadmConfig(docs, { hostname: "vm", fileExists: () => false });
+}
+
+Deno.test("validateKubeadmConfig() agrees with kubeadm config validate on the whole corpus (ok/refuse, exit, field-error texts)", () => {
+  assert.ok(CORPUS.length >= 150, `${CORPUS.length} cases`);
+  const disagreements: string[] = [];
+  for (const c of CORPUS) {
+    const v = judge(c);
+    if (v.ok !== c.ok) {
+      disagreements.push(
+        `${c.name}: kubeadm ${c.ok ? "ok" : c.kubeadm}; joinkit ${v.ok ? "ok" : v.message}`,
+      );
+      continue;
+    }
+    if (v.ok || c.ok) continue;
+    if (v.exit !== c.exit) {
+      disagreements.push(`${c.name}: exit kubeadm ${c.exit}, joinkit ${v.exit}: ${v.message}`);
+    } else if (c.exit === 3 && v.message !== withheld(c.kubeadm)) {
+      disagreements.push(`${c.name}:\n  kubeadm ${withheld(c.kubeadm)}\n  joinkit ${v.message}`);
+    }
+  }
+  assert.deepEqual(disagreements, []);
+});
