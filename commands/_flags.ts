@@ -58,6 +58,17 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("help", undefined, "show help", { short: "h" }),
     def("version", undefined, "print the version", { short: "V" }),
     // Command flags, alphabetical.
+    def(
+      "age-recipient",
+      "AGE1...",
+      "SOPS: encrypt Secrets for this age X25519 recipient (age1...), repeatable",
+      { multiple: true },
+    ),
+    def(
+      "allow-empty-data",
+      undefined,
+      "seal a Secret with neither data nor stringData (kubeseal's flag)",
+    ),
     def("allowed-dns-names", "N", "approval policy: most DNS SANs a serving CSR may carry"),
     def("api-version", "VERSION", "kubeadm config API version: v1beta4 (default) or v1beta3"),
     def(
@@ -79,6 +90,12 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
       "certificate-key",
       "KEY",
       "the key from 'kubeadm init phase upload-certs --upload-certs' (64 hex)",
+    ),
+    def("cert", "FILE", "the Sealed Secrets controller's certificate (kubeseal --fetch-cert)"),
+    def(
+      "certificate-key-file",
+      "FILE|-",
+      "read --certificate-key from FILE or stdin (not group/world-readable)",
     ),
     def("cert-dir", "DIR", "the kubelet's --cert-dir on the node (absolute)"),
     def("cluster-info", "FILE", "a cluster-info ConfigMap"),
@@ -170,6 +187,17 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def("provider-ip-prefixes", "CIDRS", "approval policy: allowed IP ranges, comma-separated"),
     def("provider-regex", "REGEX", "approval policy: RE2 pattern every DNS SAN must match"),
     def("requester", "USER", "the user who posts the CSR (spec.username), for the approver"),
+    def("scope", "SCOPE", "Sealed Secrets scope: strict (default), namespace-wide, cluster-wide"),
+    def(
+      "seal-cert",
+      "FILE",
+      "write Secrets as SealedSecrets for this controller certificate",
+    ),
+    def(
+      "seal-scope",
+      "SCOPE",
+      "scope of --seal-cert: strict (default), namespace-wide, cluster-wide",
+    ),
     def("secrets", "PATH", "bootstrap-token Secret manifests (files, dirs or -), repeatable", {
       multiple: true,
     }),
@@ -183,6 +211,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     }),
     def("tls-bootstrap-token", "TOKEN", "the token for the TLS bootstrap (file discovery)"),
     def("token", "TOKEN", "bootstrap token [a-z0-9]{6}.[a-z0-9]{16}", { multiple: true }),
+    def(
+      "token-file",
+      "FILE|-",
+      "read the bootstrap token from FILE or stdin (one token; not group/world-readable)",
+    ),
     def("ttl", "DURATION", "lifetime, Go duration syntax (1s, 2m, 3h)", {
       aliases: [
         { name: "validity", commands: ["ca create"] },
@@ -191,6 +224,11 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
         { name: "expiration-seconds", commands: ["csr create"] },
       ],
     }),
+    def(
+      "tls-bootstrap-token-file",
+      "FILE|-",
+      "read --tls-bootstrap-token from FILE or stdin (not group/world-readable)",
+    ),
     def("uid", "UID", "user ID"),
     def("usages", "LIST", "usage strings, repeatable or comma-separated", { multiple: true }),
     def("user", "NAME", "user name"),

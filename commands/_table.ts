@@ -202,6 +202,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./download_certs.ts"),
   },
   {
+    name: "seal",
+    summary: "Seal Secrets for Bitnami Sealed Secrets offline, as kubeseal --cert",
+    load: () => import("./seal.ts"),
+  },
+  {
+    name: "encrypt",
+    summary: "Encrypt Secrets with SOPS for age recipients, as Flux decrypts them",
+    load: () => import("./encrypt.ts"),
+  },
+  {
     name: "node-payload",
     summary: "Render each node's cloud-config or Ignition payload that runs kubeadm join",
     load: () => import("./node_payload.ts"),

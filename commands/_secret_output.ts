@@ -1,0 +1,254 @@
+/**
+ * Secrets that can be committed: the shared writer behind `seal`,
+ * `encrypt` and the `--seal-cert`/`--seal-scope`/`--age-recipient` flags of
+ * every command that renders Secrets (`token create`, `init`,
+ * `upload-certs`). A Secret becomes the SealedSecret `kubeseal --cert`
+ * writes, or a SOPS document (age) that `sops --decrypt` and Flux read;
+ * every other object passes through unchanged. Also the GitOps directory
+ * layout: public objects and protected Secrets as separate files plus a
+ * `kustomization.yaml`, and what must stay off git under `private/`.
+ *
+ * @module
+ */
+
+import { InputError, UsageError } from "../lib/base/errors.ts";
+import type { RandomBytes } from "../lib/base/random.ts";
+import { parseAgeRecipient } from "../lib/gitops/age.ts";
+import {
+  SEALING_SCOPES,
+  type SealingKey,
+  sealingKeyFromCert,
+  type SealingScope,
+  sealSecret,
+  withoutLastApplied,
+} from "../lib/gitops/sealed_secret.ts";
+import { newSopsDataKey, type SopsDataKey, sopsEncryptObject } from "../lib/gitops/sops.ts";
+import { isSecretObject } from "../lib/k8s/secret.ts";
+import { type KubeObject, toYaml } from "../lib/k8s/manifest.ts";
+import { loadCertsPem } from "../lib/pki/certsource.ts";
+import type { Context, Flags } from "./_command.ts";
+import { flagChoice, flagList, flagString } from "./_flags.ts";
+import { ensureDir, type OutputFile } from "./_io.ts";
+import { readInput } from "./_read.ts";
+import * as path from "node:path";
+
+/** How Secrets are protected: sealed for a controller, or SOPS-encrypted for age recipients. */
+export type SecretProtection =
+  | {
+    kind: "sealed";
+    key: SealingKey;
+    scope: SealingScope;
+    allowEmptyData?: boolean;
+    random?: RandomBytes;
+  }
+  | { kind: "sops"; dataKey: SopsDataKey; now: Date; random?: RandomBytes };
+
+/** The help paragraph every Secret-writing command shows for the protection flags. */
+export const SECRET_OUTPUT_HELP = `Secrets that can be committed (see docs/gitops.md):
+  --seal-cert CERT    every Secret is written as the SealedSecret 'kubeseal
+                      --cert CERT [--scope S]' would write (bitnami.com/v1alpha1;
+                      each value RSA-OAEP + AES-256-GCM for the controller)
+  --age-recipient R   every Secret is written SOPS-encrypted for age (data and
+                      stringData encrypted, the rest clear), as 'sops --encrypt
+                      --encrypted-regex ^(data|stringData)$ --age R' writes it;
+                      Flux's kustomize-controller decrypts it at apply time
+Only one of the two; other objects are written unchanged.
+`;
+
+/**
+ * The controller certificate of `--cert`/`--seal-cert`, checked as kubeseal's
+ * `ParseKey` checks it (a certificate, an RSA key, not expired at `now`);
+ * errors name the file.
+ */
+export async function readSealingCert(file: string, now: Date): Promise<SealingKey> {
+  const input = readInput(file);
+  const certs = await loadCertsPem(input.bytes, input.name);
+  try {
+    return sealingKeyFromCert(certs[0]!, now);
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${input.name}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A `--scope`-like flag: strict (default), namespace-wide or cluster-wide. */
+export function scopeFlag(flags: Flags, name: string): SealingScope {
+  return flagChoice(flags, name, SEALING_SCOPES, "strict");
+}
+
+/** Every `--age-recipient`, checked (a malformed one is a usage error naming it). */
+export function ageRecipientsFlag(flags: Flags): string[] {
+  const out: string[] = [];
+  for (const r of flagList(flags, "age-recipient", true)) {
+    const text = r.trim();
+    if (!out.includes(text)) out.push(parseAgeRecipient(text));
+  }
+  return out;
+}
+
+/** A SOPS protection for `recipients`: one data key for the run, wrapped once per recipient. */
+export async function sopsProtection(
+  recipients: readonly string[],
+  now: Date,
+): Promise<SecretProtection> {
+  return { kind: "sops", dataKey: await newSopsDataKey(recipients), now };
+}
+
+/**
+ * The protection `--seal-cert`/`--seal-scope`/`--age-recipient` ask for, or
+ * undefined for plain Secrets. Giving both kinds, or `--seal-scope` alone, is
+ * a usage error. Checks everything (certificate, recipients) before any
+ * output is made.
+ */
+export async function protectionFromFlags(ctx: Context): Promise<SecretProtection | undefined> {
+  const cert = flagString(ctx.flags, "seal-cert");
+  const recipients = ageRecipientsFlag(ctx.flags);
+  if (cert !== undefined && recipients.length > 0) {
+    throw new UsageError("--seal-cert and --age-recipient: choose one way to protect Secrets");
+  }
+  if (cert === undefined && ctx.flags["seal-scope"] !== undefined) {
+    throw new UsageError("--seal-scope needs --seal-cert");
+  }
+  if (cert !== undefined) {
+    if (cert === "") throw new UsageError("--seal-cert must not be empty");
+    const scope = scopeFlag(ctx.flags, "seal-scope");
+    return { kind: "sealed", key: await readSealingCert(cert, ctx.now), scope };
+  }
+  if (recipients.length > 0) return await sopsProtection(recipients, ctx.now);
+  return undefined;
+}
+
+/** `obj` protected when it is a Secret, else `obj` itself. `source` names the input in errors. */
+export function protectObject(obj: KubeObject, p: SecretProtection, source: string): KubeObject {
+  if (!isSecretObject(obj)) return obj;
+  if (p.kind === "sealed") {
+    return sealSecret(obj, {
+      key: p.key,
+      scope: p.scope,
+      ...(p.allowEmptyData ? { allowEmptyData: true } : {}),
+      ...(p.random ? { random: p.random } : {}),
+    }, source);
+  }
+  // kubeseal drops these (they hold the Secret in clear); sops would keep them in clear.
+  return sopsEncryptObject(withoutLastApplied(obj), p.dataKey, p.now, p.random);
+}
+
+/** {@link protectObject} over a list; all are made before anything is written. */
+export function protectObjects(
+  objs: readonly KubeObject[],
+  p: SecretProtection,
+  source: string,
+): KubeObject[] {
+  return objs.map((o) => protectObject(o, p, source));
+}
+
+/** The output formats a protection allows: SOPS documents are YAML only. */
+export function protectedFormats(p: SecretProtection | undefined): readonly ("yaml" | "json")[] {
+  return p?.kind === "sops" ? ["yaml"] : ["yaml", "json"];
+}
+
+/** Refuses `-o json` for SOPS output (sops' JSON store is another format). */
+export function checkProtectedFormat(p: SecretProtection | undefined, format: string): void {
+  if (p?.kind === "sops" && format !== "yaml") {
+    throw new UsageError("--age-recipient writes SOPS YAML: -o json is not supported with it");
+  }
+}
+
+/** A YAML stream of `objs` (kubectl's style). */
+export function renderStream(objs: readonly KubeObject[]): string {
+  return objs.map(toYaml).join("---\n");
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * The file one protected Secret is written to in a GitOps directory:
+ * `<namespace>.<name>.sealedsecret.yaml` or `<namespace>.<name>.sops.yaml`.
+ * Names must be DNS subdomains (as the API server requires), so a name can
+ * never reach outside the directory.
+ */
+export function protectedFileName(obj: KubeObject): string {
+  const meta = (obj.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  const name = typeof meta.name === "string" ? meta.name : "";
+  const ns = typeof meta.namespace === "string" ? meta.namespace : "";
+  for (const part of ns === "" ? [name] : [ns, name]) {
+    if (part.length > 253 || !DNS_SUBDOMAIN.test(part)) {
+      throw new InputError(
+        `${
+          JSON.stringify(part)
+        }: not a valid object name (a DNS subdomain), cannot name a file after it`,
+      );
+    }
+  }
+  const kind = obj.kind === "SealedSecret" ? "sealedsecret" : "sops";
+  return `${ns === "" ? "" : ns + "."}${name}.${kind}.yaml`;
+}
+
+/** A `kustomization.yaml` listing `resources` (relative paths), in order. */
+export function kustomizationYaml(resources: readonly string[]): string {
+  return toYaml({
+    apiVersion: "kustomize.config.k8s.io/v1beta1",
+    kind: "Kustomization",
+    resources: [...resources],
+  });
+}
+
+/** The `.gitignore` a GitOps directory gets: what must never be committed. */
+export const GITOPS_GITIGNORE =
+  `# Written by joinkit: credentials in clear (join command, bootstrap kubeconfig,
+# keys). Never commit them; hand them to the node out of band.
+/private/
+`;
+
+/** One public file of a GitOps directory: its name and its objects (a YAML stream). */
+export interface PublicFile {
+  name: string;
+  objects: readonly KubeObject[];
+}
+
+/**
+ * The files of a GitOps directory `dir`, none written yet: each non-empty
+ * public file, each protected Secret in its own file, a `kustomization.yaml`
+ * listing all of them (what belongs in git: `kubectl kustomize DIR` builds
+ * it with no secret in clear), and `private` files (credentials in clear)
+ * under `DIR/private/` (0600) with a `.gitignore` that keeps them out of
+ * git. Two Secrets that would share a file are refused.
+ */
+export function gitopsFiles(
+  dir: string,
+  publicFiles: readonly PublicFile[],
+  protectedSecrets: readonly KubeObject[],
+  privateFiles: readonly { name: string; data: string }[] = [],
+): OutputFile[] {
+  const files: OutputFile[] = [];
+  const resources: string[] = [];
+  const add = (name: string, data: string, mode = 0o644) => {
+    files.push({ path: path.join(dir, name), data, mode, root: dir });
+  };
+  for (const f of publicFiles) {
+    if (f.objects.length === 0) continue;
+    add(f.name, renderStream(f.objects));
+    resources.push(f.name);
+  }
+  for (const s of protectedSecrets) {
+    const name = protectedFileName(s);
+    if (resources.includes(name)) {
+      throw new InputError(`${name}: two Secrets would share this file`);
+    }
+    add(name, toYaml(s));
+    resources.push(name);
+  }
+  add("kustomization.yaml", kustomizationYaml(resources));
+  if (privateFiles.length > 0) {
+    add(".gitignore", GITOPS_GITIGNORE);
+    for (const f of privateFiles) add(path.join("private", f.name), f.data, 0o600);
+  }
+  return files;
+}
+
+/** Creates `dir` (0700) and, when a file goes there, `dir/private` (0700). */
+export function ensureGitopsDirs(dir: string, files: readonly OutputFile[]): void {
+  ensureDir(dir, 0o700);
+  const priv = path.join(dir, "private");
+  if (files.some((f) => path.dirname(f.path) === priv)) ensureDir(priv, 0o700, dir);
+}

@@ -1,0 +1,114 @@
+/**
+ * `joinkit encrypt`: every Secret of a manifest stream as a SOPS document
+ * encrypted for age recipients (what `sops --encrypt --encrypted-regex
+ * '^(data|stringData)$' --age …` writes, and Flux decrypts); other objects
+ * unchanged.
+ *
+ * @module
+ */
+
+import { UsageError } from "../lib/base/errors.ts";
+import { type KubeObject, parseManifests } from "../lib/k8s/manifest.ts";
+import { isSecretObject } from "../lib/k8s/secret.ts";
+import { SOPS_VERSION } from "../lib/gitops/sops.ts";
+import { type Command, EXIT_CODES } from "./_command.ts";
+import { expectArgs, flagBool, flagOut, flagSet, requireOutDir } from "./_flags.ts";
+import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
+import { readInput } from "./_read.ts";
+import {
+  ageRecipientsFlag,
+  ensureGitopsDirs,
+  gitopsFiles,
+  protectObjects,
+  renderStream,
+  sopsProtection,
+} from "./_secret_output.ts";
+
+const FLAGS = flagSet("encrypt", [
+  [
+    "age-recipient",
+    "age X25519 public key (age1..., from 'age-keygen -y'), repeatable\nor comma-separated (required): each can decrypt",
+  ],
+  ["out", "write to FILE (atomically) instead of stdout"],
+  [
+    "out-dir",
+    "write each Secret to DIR/<namespace>.<name>.sops.yaml, other\nobjects to DIR/resources.yaml, and DIR/kustomization.yaml",
+  ],
+  "force",
+]);
+
+export const command: Command = {
+  name: "encrypt",
+  options: FLAGS.options,
+  help: `Encrypt Secrets with SOPS for age recipients, offline, as Flux expects them.
+
+Reads a manifest stream, List or file (FILE, or stdin when absent or -) and
+writes every Secret as the YAML document that 'sops --encrypt
+--encrypted-regex "^(data|stringData)$" --age R' writes: apiVersion, kind,
+metadata and type in clear; each data and stringData value replaced by
+ENC[AES256_GCM,data:…,iv:…,tag:…,type:str] (AES-256-GCM under a random data
+key, the value's key path as additional data); a 'sops' block with the data
+key age-encrypted to each recipient, encrypted_regex, lastmodified (--now),
+the encrypted MAC and version ${SOPS_VERSION}. Other objects are written
+unchanged. Flux's kustomize-controller (spec.decryption.provider: sops)
+decrypts them at apply time; 'sops --decrypt FILE' reads them back.
+
+Each document carries its own metadata and MAC (Flux decrypts each resource
+on its own). 'sops --decrypt' reads one document per file: use --out-dir
+(one file per Secret) when you want to open them with sops. All Secrets of
+one run share one data key (wrapped once per recipient); every value has its
+own random IV.
+
+Usage:
+  joinkit encrypt --age-recipient age1... [--age-recipient ...] [FILE|-] [flags]
+
+${FLAGS.help}
+Refusals (nothing is written; no secret value is ever printed):
+  exit 2  a recipient that is not Bech32 age1… X25519 ("malformed recipient …")
+  exit 1  unreadable input, a Secret that already has a 'sops' key
+
+${EXIT_CODES}
+
+Examples:
+  age-keygen -o flux.agekey        # the private half goes into the cluster's sops-age Secret
+  joinkit token create | joinkit encrypt --age-recipient "$(age-keygen -y flux.agekey)" > token.sops.yaml
+  SOPS_AGE_KEY_FILE=flux.agekey sops --decrypt token.sops.yaml
+`,
+  async run(ctx) {
+    expectArgs(ctx, 0, 1, "FILE");
+    const recipients = ageRecipientsFlag(ctx.flags);
+    if (recipients.length === 0) throw new UsageError("missing required flag --age-recipient");
+    const out = flagOut(ctx.flags);
+    const outDir = ctx.flags["out-dir"] === undefined ? undefined : requireOutDir(ctx.flags);
+    if (out !== undefined && outDir !== undefined) {
+      throw new UsageError("--out and --out-dir: give one");
+    }
+    const force = flagBool(ctx.flags, "force");
+    const input = readInput(ctx.args[0] ?? "-");
+    const objects = parseManifests(input.text, input.name);
+    const protection = await sopsProtection(recipients, ctx.now);
+    const encrypted = protectObjects(objects, protection, input.name);
+    const count = objects.filter(isSecretObject).length;
+    if (count === 0) ctx.stderr(`warning: ${input.name}: no Secret to encrypt`);
+    if (outDir !== undefined) {
+      const isSops = (o: KubeObject) => o.sops !== undefined;
+      const files = gitopsFiles(
+        outDir,
+        [{ name: "resources.yaml", objects: encrypted.filter((o) => !isSops(o)) }],
+        encrypted.filter(isSops),
+      );
+      ensureGitopsDirs(outDir, files);
+      writeFilesAtomic(files, force);
+      ctx.stderr(`encrypted ${count} Secret(s) into ${outDir} (${files.length} files)`);
+      return;
+    }
+    const text = renderStream(encrypted);
+    if (out === undefined) {
+      ctx.stdout(text);
+      return;
+    }
+    ensureParentDir(out);
+    writeFilesAtomic([{ path: out, data: text, mode: 0o644 }], force);
+    ctx.stderr(`encrypted ${count} Secret(s) into ${out}`);
+  },
+};

@@ -1,0 +1,235 @@
+/**
+ * SOPS-encrypted Kubernetes objects (getsops/sops `aes/cipher.go`, `sops.go`
+ * `Tree.Encrypt`, `stores/stores.go` metadata, `age/keysource.go`), as
+ * `sops --encrypt --encrypted-regex '^(data|stringData)$' --age …` writes a
+ * Secret and as Flux's kustomize-controller decrypts it.
+ *
+ * - A leaf is encrypted when any key on its path matches the regex (list
+ *   indices are not on the path), so `apiVersion`, `kind` and `metadata`
+ *   stay in clear and every `data`/`stringData` value is encrypted.
+ * - A value is `ENC[AES256_GCM,data:…,iv:…,tag:…,type:str|int|float|bool]`:
+ *   AES-256-GCM with a 32-byte random IV, the key path joined with `:` plus
+ *   a trailing `:` as additional data; an empty string stays empty.
+ * - The MAC is SHA-512 over every leaf's plaintext in document order (keys
+ *   are not hashed, nulls are skipped, booleans are `True`/`False`), as
+ *   upper-case hex, encrypted like a value with `lastmodified` as additional
+ *   data.
+ * - The 32-byte data key is age-encrypted (armored) to each recipient.
+ *
+ * Document order is the order {@link toYaml} writes (go-yaml's sorted keys),
+ * so the MAC is computed in that order; each document carries its own
+ * metadata and MAC, as Flux decrypts every resource on its own.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { createCipheriv, createDecipheriv, createHash, type Hash } from "node:crypto";
+import { InputError } from "../base/errors.ts";
+import { isObject } from "../base/object.ts";
+import { cryptoRandom, type RandomBytes } from "../base/random.ts";
+import { formatRfc3339 } from "../go/time.ts";
+import { type KubeObject, sortKeysGoYaml } from "../k8s/manifest.ts";
+import { ageEncryptArmored } from "./age.ts";
+
+/** The sops format version written into `sops.version`. */
+export const SOPS_VERSION = "3.9.4";
+
+/** The Kubernetes convention: only `data` and `stringData` are encrypted. */
+export const SECRET_ENCRYPTED_REGEX = "^(data|stringData)$";
+const ENCRYPTED_KEY = /^(data|stringData)$/;
+
+/** `aes.nonceSize`: sops uses 32-byte GCM IVs. */
+const IV_BYTES = 32;
+const TAG_BYTES = 16;
+const DATA_KEY_BYTES = 32;
+
+/** A sops data key and its age-wrapped copies, one per recipient. */
+export interface SopsDataKey {
+  /** The 32-byte AES-256 key. */
+  key: Uint8Array;
+  /** `sops.age`: each recipient and the armored age file holding the key. */
+  age: { recipient: string; enc: string }[];
+}
+
+/**
+ * A fresh data key wrapped for `recipients` (age X25519, armored). One key
+ * may serve many documents of one run: each still gets its own IVs and MAC.
+ */
+export async function newSopsDataKey(
+  recipients: readonly string[],
+  random: RandomBytes = cryptoRandom,
+): Promise<SopsDataKey> {
+  if (recipients.length === 0) throw new Error("newSopsDataKey: no recipient");
+  const key = random(DATA_KEY_BYTES);
+  const age: SopsDataKey["age"] = [];
+  // One age file per recipient, as sops writes one sops.age entry per key.
+  for (const recipient of recipients) {
+    age.push({ recipient, enc: await ageEncryptArmored([recipient], key) });
+  }
+  return { key, age };
+}
+
+/** A leaf value sops encrypts: its type word and its bytes (`ToBytes`). */
+function leafBytes(value: string | number | boolean): { type: string; bytes: Uint8Array } {
+  if (typeof value === "string") return { type: "str", bytes: Buffer.from(value, "utf8") };
+  if (typeof value === "boolean") {
+    return { type: "bool", bytes: Buffer.from(value ? "True" : "False") };
+  }
+  if (Number.isSafeInteger(value)) return { type: "int", bytes: Buffer.from(String(value)) };
+  const text = String(value);
+  // strconv.FormatFloat(f, 'f', -1, 64) never writes an exponent.
+  if (!Number.isFinite(value) || /e/i.test(text)) {
+    throw new InputError(`cannot encrypt the number ${text} as sops writes floats`);
+  }
+  return { type: "float", bytes: Buffer.from(text) };
+}
+
+/**
+ * `aes.Cipher.Encrypt`: `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]`, or `""`
+ * for an empty string.
+ *
+ * @example
+ * ```ts ignore
+ * sopsEncryptValue("s3cr3t", key, "data:password:"); // "ENC[AES256_GCM,data:…,type:str]"
+ * ```
+ */
+export function sopsEncryptValue(
+  value: string | number | boolean,
+  key: Uint8Array,
+  additionalData: string,
+  random: RandomBytes = cryptoRandom,
+): string {
+  if (value === "") return "";
+  const { type, bytes } = leafBytes(value);
+  const iv = random(IV_BYTES);
+  const c = createCipheriv("aes-256-gcm", key, iv);
+  c.setAAD(Buffer.from(additionalData, "utf8"));
+  const data = Buffer.concat([c.update(bytes), c.final()]);
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
+  return `ENC[AES256_GCM,data:${b64(data)},iv:${b64(iv)},tag:${b64(c.getAuthTag())},type:${type}]`;
+}
+
+const ENC = /^ENC\[AES256_GCM,data:(.+),iv:(.+),tag:(.+),type:(.+)\]/;
+
+/**
+ * `aes.Cipher.Decrypt`: the plaintext of an `ENC[…]` value (its type
+ * restored), `""` for `""`. A wrong key, path or tampered value throws.
+ */
+export function sopsDecryptValue(
+  text: string,
+  key: Uint8Array,
+  additionalData: string,
+): string | number | boolean {
+  if (text === "") return "";
+  const m = ENC.exec(text);
+  if (!m) throw new InputError("value does not match sops' data format");
+  const d = createDecipheriv("aes-256-gcm", key, Buffer.from(m[2]!, "base64"));
+  d.setAAD(Buffer.from(additionalData, "utf8"));
+  const tag = Buffer.from(m[3]!, "base64");
+  if (tag.length !== TAG_BYTES) throw new InputError("sops value: bad tag length");
+  d.setAuthTag(tag);
+  let plain: string;
+  try {
+    plain = Buffer.concat([d.update(Buffer.from(m[1]!, "base64")), d.final()]).toString("utf8");
+  } catch {
+    throw new InputError("Could not decrypt with AES_GCM: cipher: message authentication failed");
+  }
+  switch (m[4]) {
+    case "str":
+      return plain;
+    case "int":
+    case "float":
+      return Number(plain);
+    case "bool":
+      return /^(1|t|T|TRUE|true|True)$/.test(plain);
+    default:
+      throw new InputError(`Unknown datatype: ${m[4]}`);
+  }
+}
+
+/** Walks `value` in document order: each leaf hashed (plaintext) and maybe transformed. */
+function walk(
+  value: unknown,
+  path: string[],
+  encrypted: boolean,
+  mac: Hash,
+  leaf: (v: string | number | boolean, path: string[], encrypted: boolean) => unknown,
+): unknown {
+  if (Array.isArray(value)) return value.map((v) => walk(v, path, encrypted, mac, leaf));
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const k of sortKeysGoYaml(Object.keys(value))) {
+      out[k] = walk(value[k], [...path, k], encrypted || ENCRYPTED_KEY.test(k), mac, leaf);
+    }
+    return out;
+  }
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    return leaf(value, path, encrypted);
+  }
+  return value; // null: sops neither encrypts nor hashes it
+}
+
+/**
+ * `obj` as a sops-encrypted document: `data`/`stringData` values encrypted,
+ * everything else in clear, and the `sops` metadata (age keys,
+ * `encrypted_regex`, `lastmodified` = `now` to the second in UTC, the
+ * encrypted MAC, `version`). A `sops` key already present is refused, as
+ * sops refuses it.
+ *
+ * @example
+ * ```ts ignore
+ * const doc = sopsEncryptObject(secret, await newSopsDataKey(["age1…"]), now);
+ * toYaml(doc); // what `sops --decrypt` and Flux read
+ * ```
+ */
+export function sopsEncryptObject(
+  obj: KubeObject,
+  dataKey: SopsDataKey,
+  now: Date,
+  random: RandomBytes = cryptoRandom,
+): KubeObject {
+  if ("sops" in obj) {
+    throw new InputError(
+      `Found key "sops" in encrypted data, which is a reserved key used for SOPS metadata`,
+    );
+  }
+  const mac = createHash("sha512");
+  const out = walk(obj, [], false, mac, (v, path, encrypted) => {
+    mac.update(leafBytes(v).bytes);
+    return encrypted ? sopsEncryptValue(v, dataKey.key, path.join(":") + ":", random) : v;
+  }) as KubeObject;
+  const lastmodified = formatRfc3339(new Date(Math.floor(now.getTime() / 1000) * 1000));
+  const macText = mac.digest("hex").toUpperCase();
+  out.sops = {
+    age: dataKey.age.map((a) => ({ recipient: a.recipient, enc: a.enc })),
+    encrypted_regex: SECRET_ENCRYPTED_REGEX,
+    lastmodified,
+    mac: sopsEncryptValue(macText, dataKey.key, lastmodified, random),
+    version: SOPS_VERSION,
+  };
+  return out;
+}
+
+/**
+ * Decrypts a document {@link sopsEncryptObject} wrote (or sops wrote with the
+ * same rule) with the data key and checks its MAC as `sops --decrypt` does;
+ * returns the plaintext object without `sops`. Used to check output.
+ */
+export function sopsDecryptObject(doc: KubeObject, key: Uint8Array): KubeObject {
+  const meta = doc.sops;
+  if (!isObject(meta)) throw new InputError("sops metadata not found");
+  const body: Record<string, unknown> = { ...doc };
+  delete body.sops;
+  const mac = createHash("sha512");
+  const plain = walk(body, [], false, mac, (v, path, encrypted) => {
+    const p = encrypted && typeof v === "string"
+      ? sopsDecryptValue(v, key, path.join(":") + ":")
+      : v;
+    mac.update(leafBytes(p).bytes);
+    return p;
+  }) as KubeObject;
+  const stored = sopsDecryptValue(String(meta.mac), key, String(meta.lastmodified));
+  if (stored !== mac.digest("hex").toUpperCase()) throw new InputError("MAC mismatch");
+  return plain;
+}
