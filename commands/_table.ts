@@ -186,6 +186,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./certs_check_expiration.ts"),
   },
   {
+    name: "certs generate",
+    group: "certs",
+    summary: "Write a control plane's pki/ and kubeconfigs as kubeadm init does (one or many nodes)",
+    load: () => import("./certs/generate.ts"),
+  },
+  {
     name: "certs certificate-key",
     group: "certs",
     summary: "Print a new certificate key for upload-certs, as kubeadm certs certificate-key",

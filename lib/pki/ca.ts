@@ -143,7 +143,7 @@ const CURVES: Record<string, { name: string; hash: string; arc: string }> = {
 };
 
 /** How a key signs as Go's `CreateCertificate` picks: digest, AlgorithmIdentifier, description. */
-interface Signing {
+export interface Signing {
   /** node:crypto digest name; `null` for Ed25519 (no pre-hash). */
   hash: string | null;
   ecdsa: boolean;
@@ -152,7 +152,12 @@ interface Signing {
   description: string;
 }
 
-function signing(key: KeyObject): Signing {
+/**
+ * How `key` signs a certificate as Go's `CreateCertificate` picks: SHA-256
+ * with RSA (PKCS #1 v1.5), ECDSA with the curve's hash, Ed25519; also the
+ * AlgorithmIdentifier DER and a description. Other keys are refused.
+ */
+export function signing(key: KeyObject): Signing {
   const details = key.asymmetricKeyDetails ?? {};
   switch (key.asymmetricKeyType) {
     case "rsa":

@@ -11,7 +11,12 @@
  * @module
  */
 
-import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair as nodeGenerateKeyPair,
+  type KeyObject,
+} from "node:crypto";
 import { Buffer } from "node:buffer";
 import { decodePem } from "./pem.ts";
 import { InputError } from "../base/errors.ts";
@@ -241,4 +246,58 @@ export async function exportSpki(key: CryptoKey): Promise<Uint8Array> {
 /** Whether two DER SubjectPublicKeyInfos are the same key (byte equality). */
 export function publicKeyMatches(spkiA: Uint8Array, spkiB: Uint8Array): boolean {
   return spkiA.length === spkiB.length && spkiA.every((b, i) => b === spkiB[i]);
+}
+
+/**
+ * Generates a private key as a `node:crypto` KeyObject, off the main thread
+ * (node:crypto's asynchronous `generateKeyPair`, which runs in the thread
+ * pool): many keys requested together are made in parallel. RSA keys use
+ * e = 65537, as Go's `rsa.GenerateKey`.
+ *
+ * @example
+ * ```ts ignore
+ * const key = await generateKeyObject("rsa-2048");
+ * ```
+ */
+export function generateKeyObject(type: KeyType): Promise<KeyObject> {
+  return new Promise((resolve, reject) => {
+    const done = (err: Error | null, _pub: KeyObject, priv: KeyObject) =>
+      err ? reject(new InputError(`key generation failed: ${err.message}`)) : resolve(priv);
+    switch (type) {
+      case "rsa-2048":
+      case "rsa-3072":
+      case "rsa-4096":
+        nodeGenerateKeyPair(
+          "rsa",
+          { modulusLength: Number(type.slice(4)), publicExponent: 65537 },
+          done,
+        );
+        return;
+      case "ecdsa-p256":
+        nodeGenerateKeyPair("ec", { namedCurve: "P-256" }, done);
+        return;
+      case "ecdsa-p384":
+        nodeGenerateKeyPair("ec", { namedCurve: "P-384" }, done);
+        return;
+      case "ed25519":
+        nodeGenerateKeyPair("ed25519", {}, done);
+        return;
+    }
+  });
+}
+
+/**
+ * A KeyObject's private key as client-go's `keyutil.MarshalPrivateKeyToPEM`
+ * writes it: RSA → PKCS #1 `RSA PRIVATE KEY`, ECDSA → SEC 1 `EC PRIVATE KEY`,
+ * others → PKCS #8 `PRIVATE KEY`.
+ */
+export function keyObjectPem(key: KeyObject): string {
+  const kind = key.asymmetricKeyType;
+  const type = kind === "rsa" ? "pkcs1" : kind === "ec" ? "sec1" : "pkcs8";
+  return String(key.export({ type, format: "pem" }));
+}
+
+/** The DER SubjectPublicKeyInfo of a KeyObject (private or public). */
+export function keyObjectSpki(key: KeyObject): Uint8Array {
+  return new Uint8Array(createPublicKey(key).export({ type: "spki", format: "der" }));
 }

@@ -1,0 +1,409 @@
+/**
+ * `joinkit certs generate`: a control plane's whole PKI (`pki/`, 22 files)
+ * and its five kubeconfigs, as `kubeadm init phase certs all` and
+ * `kubeadm init phase kubeconfig all` write them, for one node or for
+ * several control-plane nodes sharing their CAs.
+ *
+ * @module
+ */
+
+import * as path from "node:path";
+import { InputError, UsageError } from "../../lib/base/errors.ts";
+import { isObject } from "../../lib/base/object.ts";
+import { parseDuration } from "../../lib/go/duration.ts";
+import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
+import type { CaName, ControlPlaneNode, SuppliedCa } from "../../lib/phases/certs.ts";
+import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
+import { type Command, type Context, EXIT_CODES } from "../_command.ts";
+import {
+  expectArgs,
+  flagBool,
+  flagList,
+  flagSet,
+  flagString,
+  optionalOutput,
+  renderData,
+  requireOutDir,
+} from "../_flags.ts";
+import { ensureDir, readInput, writeFilesAtomic } from "../_io.ts";
+import { nodeFs } from "../_read.ts";
+
+/** Most control-plane nodes one run renders. */
+const MAX_NODES = 100;
+
+/** The flags that give configuration values (refused next to --config, as kubeadm does). */
+const CONFIG_FLAGS = [
+  "apiserver-advertise-address",
+  "apiserver-bind-port",
+  "apiserver-cert-extra-sans",
+  "ca-certificate-validity-period",
+  "certificate-validity-period",
+  "cluster-name",
+  "control-plane-endpoint",
+  "encryption-algorithm",
+  "etcd-peer-cert-extra-sans",
+  "etcd-server-cert-extra-sans",
+  "service-cidr",
+  "service-dns-domain",
+];
+
+const FLAGS = flagSet("certs generate", [
+  ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
+  ["out-dir", "where to write pki/ and the kubeconfigs (created 0700 with parents)"],
+  "control-plane-endpoint",
+  [
+    "apiserver-advertise-address",
+    "the node's API server address (localAPIEndpoint.advertiseAddress)",
+  ],
+  ["apiserver-bind-port", "the node's API server port (6443)"],
+  "node-name",
+  "service-cidr",
+  "service-dns-domain",
+  ["cluster-name", "the cluster name in the kubeconfigs (kubernetes)"],
+  "apiserver-cert-extra-sans",
+  "etcd-server-cert-extra-sans",
+  "etcd-peer-cert-extra-sans",
+  ["encryption-algorithm", "RSA-2048 (default), RSA-3072, RSA-4096 or ECDSA-P256"],
+  "certificate-validity-period",
+  "ca-certificate-validity-period",
+  [
+    "node",
+    "a control-plane node NAME=ADDRESS, repeatable (or a NODES file):\none directory per node",
+  ],
+  ["ca", "use this cluster CA certificate (ca.crt)"],
+  ["ca-key", "its private key (ca.key)"],
+  "front-proxy-ca",
+  "front-proxy-ca-key",
+  "etcd-ca",
+  "etcd-ca-key",
+  [
+    "force",
+    "replace leaf files kubeadm would refuse (a certificate that does not\nchain, a key without its certificate, a kubeconfig without the CA);\nCA files and sa.key are never replaced",
+  ],
+  ["output", "json or yaml: print the tree and what happened to each file"],
+]);
+
+export const command: Command = {
+  name: "certs generate",
+  options: FLAGS.options,
+  help: `Write a control plane's PKI and kubeconfigs, as kubeadm init writes them.
+
+DIR/pki/ gets what 'kubeadm init phase certs all' writes to /etc/kubernetes/pki
+(ca, apiserver, apiserver-kubelet-client, front-proxy-ca, front-proxy-client,
+etcd/ca, etcd/server, etcd/peer, etcd/healthcheck-client, apiserver-etcd-client:
+.crt 0644 and .key 0600 each; sa.key and sa.pub 0600) and DIR/ the five files
+of 'kubeadm init phase kubeconfig all' (admin.conf, super-admin.conf,
+kubelet.conf, controller-manager.conf, scheduler.conf; 0600, credentials
+embedded). Subjects, issuers, SANs (kubeadm's computation and order), key
+usages, key identifiers, key algorithm, lifetimes (NotBefore 5 minutes back,
+NotAfter from --now; a kubeconfig's client certificate starts at its CA's
+NotBefore, as in kubeadm), server URLs and names are kubeadm v1.32's. kubeadm
+itself reads the result as its own ('Using existing ...' for every file).
+
+What is already in DIR is used as kubeadm uses it: a CA pair (or the one given
+with --ca/--ca-key, --front-proxy-ca/..., --etcd-ca/...; copied into DIR/pki)
+signs what is missing; a leaf certificate that chains to the CA beside it, and
+whose key is there and matches, is kept; a kubeconfig that embeds the CA is
+kept (another server URL only warns). A CA key that is not its certificate's,
+a leaf that does not chain, a key without its certificate: exit 1, nothing
+written (--force replaces the leaf files; never a CA file or sa.key).
+
+Configuration: --config (kubeadm's file: nodeRegistration.name,
+localAPIEndpoint, controlPlaneEndpoint, networking.serviceSubnet/dnsDomain,
+clusterName, apiServer.certSANs, etcd.local.serverCertSANs/peerCertSANs,
+etcd.external, encryptionAlgorithm, certificateValidityPeriod,
+caCertificateValidityPeriod; certificatesDir is ignored: files go to DIR), or
+the flags with kubeadm's names. As kubeadm, --config cannot be mixed with the
+value flags (--node-name may override the name). kubeadm's validation applies,
+with its texts.
+
+Several control-plane nodes: --node NAME=ADDRESS (repeatable) and/or a NODES
+file (one 'NAME ADDRESS' or 'NAME=ADDRESS' per line; '#' comments) give one
+directory per node, DIR/NAME/pki and DIR/NAME/*.conf, each a complete tree
+under the same CAs and service-account key. Each node has its own apiserver,
+etcd/server and etcd/peer certificates (its name and address in the SANs),
+kubelet.conf, and controller-manager.conf and scheduler.conf pointing at its
+own API server; the client certificates that name no node are made once and
+shared. Keys are made in parallel.
+
+stderr shows kubeadm's progress lines. Nothing is printed on stdout unless -o
+is given.
+
+Usage:
+  joinkit certs generate --config FILE --out-dir DIR [--node NAME=ADDR...] [NODES]
+  joinkit certs generate --node-name NAME --apiserver-advertise-address IP
+                         [--control-plane-endpoint HOST[:PORT]] ... --out-dir DIR
+
+${FLAGS.help}
+The run's start time is the global --now (default: the system time).
+
+Output (-o json): {"files": [{"path", "status"}]} in kubeadm's order, status
+generated, existing (kept) or copied (a shared CA, sa or client file written
+to one more node directory). -o yaml is the same object.
+
+${EXIT_CODES}
+  (1: a configuration kubeadm refuses, duplicate nodes, a CA key that is not
+  its certificate's, an existing file kubeadm would refuse; 2: a bad flag or
+  --config mixed with value flags)
+
+Examples:
+  joinkit certs generate --config kubeadm.yaml --out-dir /srv/cp-1
+  joinkit certs generate --config kubeadm.yaml --out-dir ha \\
+    --node cp-1=10.0.0.11 --node cp-2=10.0.0.12 --node cp-3=10.0.0.13
+  joinkit certs generate --node-name cp-1 --apiserver-advertise-address 10.0.0.10 \\
+    --control-plane-endpoint cp.example.com:6443 --encryption-algorithm ECDSA-P256 --out-dir out
+`,
+  async run(ctx) {
+    expectArgs(ctx, 0, 1, "NODES");
+    const outDir = requireOutDir(ctx.flags);
+    const format = optionalOutput(ctx.flags, ["json", "yaml"] as const);
+    const force = flagBool(ctx.flags, "force");
+    const nodes = readNodes(ctx);
+    const supplied = readSuppliedCas(ctx);
+    const { controlPlanePkiSpec } = await import("../../lib/phases/certlist.ts");
+    const { buildControlPlanePki, controlPlanePkiPaths } = await import(
+      "../../lib/phases/certs.ts"
+    );
+    const configFile = flagString(ctx.flags, "config");
+    let values: Partial<ControlPlanePkiSpec>;
+    if (configFile !== undefined) {
+      const mixed = CONFIG_FLAGS.filter((n) => ctx.flags[n] !== undefined);
+      if (mixed.length) {
+        throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
+      }
+      const input = readInput(configFile);
+      const { parseManifests } = await import("../../lib/k8s/manifest.ts");
+      const docs = parseManifests(input.text, input.name);
+      const { readInitConfiguration } = await import("../../lib/kubeadm/init_config.ts");
+      const read = readInitConfiguration(docs, input.name);
+      for (const w of read.warnings) ctx.stderr(w);
+      values = specFromConfig(docs, input.name);
+    } else {
+      values = specFromFlags(ctx);
+    }
+    const nodeName = flagString(ctx.flags, "node-name");
+    if (nodeName !== undefined) values.nodeName = nodeName;
+    if (nodes && nodes.length) {
+      // The node list names the nodes; the file's own node (if any) is not one of them unless listed.
+      values.nodeName ||= nodes[0]!.name;
+      values.advertiseAddress ||= nodes[0]!.advertiseAddress;
+    }
+    const spec = controlPlanePkiSpec(values);
+    const wanted = controlPlanePkiPaths(spec, nodes);
+    const existing = new Map<string, Uint8Array>();
+    const fs = nodeFs();
+    for (const rel of wanted) {
+      const full = path.join(outDir, rel);
+      if (fs.existsSync(full)) existing.set(rel, readInput(full).bytes);
+    }
+    const pki = await buildControlPlanePki({
+      spec,
+      ...(nodes ? { nodes } : {}),
+      now: ctx.now,
+      existing,
+      supplied,
+      force,
+    });
+    for (const w of pki.warnings) ctx.stderr(w);
+    // Directories: DIR 0700 (it holds keys); pki/ and pki/etcd/ 0755 as kubeadm makes them.
+    ensureDir(outDir, 0o700);
+    const dirs = new Set(pki.files.map((f) => path.dirname(path.join(outDir, f.path))));
+    for (const d of [...dirs].sort()) {
+      const rel = path.relative(outDir, d);
+      ensureDir(d, /(^|\/)pki(\/etcd)?$/.test(rel) ? 0o755 : 0o700);
+    }
+    writeFilesAtomic(
+      pki.files.map((f) => ({ path: path.join(outDir, f.path), data: f.data, mode: f.mode })),
+      force,
+    );
+    for (const l of pki.lines) ctx.stderr(l);
+    ctx.stderr(
+      `wrote ${pki.files.length} file(s) under ${outDir}; kept ${
+        pki.tree.filter((t) => t.status === "existing").length
+      } existing`,
+    );
+    if (format !== undefined) ctx.stdout(await renderData({ files: pki.tree }, format));
+  },
+};
+
+/** The --node flags and the NODES file: `NAME=ADDRESS` / `NAME ADDRESS`. */
+function readNodes(ctx: Context): ControlPlaneNode[] | undefined {
+  const out: ControlPlaneNode[] = [];
+  for (const v of flagList(ctx.flags, "node")) {
+    const m = /^([^=\s]+)=(\S+)$/.exec(v);
+    if (!m) throw new UsageError(`--node ${JSON.stringify(v)}: expected NAME=ADDRESS`);
+    const why = nodeNameProblem(m[1]!.toLowerCase());
+    if (why) throw new UsageError(`--node ${JSON.stringify(m[1])} cannot be a Node name: ${why}`);
+    out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
+  }
+  const file = ctx.args[0];
+  if (file !== undefined) {
+    const input = readInput(file);
+    for (const [i, raw] of input.text.replace(/^\uFEFF/, "").split(/\r?\n/).entries()) {
+      const line = raw.replace(/#.*$/, "").trim();
+      if (line === "") continue;
+      const m = /^([^=\s]+)(?:\s+|=)(\S+)$/.exec(line);
+      if (!m) throw new InputError(`${input.name}:${i + 1}: expected NAME ADDRESS`);
+      const why = nodeNameProblem(m[1]!.toLowerCase());
+      if (why) throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
+      out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
+    }
+    if (out.length === 0) throw new InputError(`${input.name}: no nodes`);
+  }
+  if (out.length > MAX_NODES) throw new UsageError(`more than ${MAX_NODES} nodes`);
+  return out.length ? out : undefined;
+}
+
+/** --ca/--ca-key and the front-proxy and etcd pairs. */
+function readSuppliedCas(ctx: Context): Partial<Record<CaName, SuppliedCa>> {
+  const out: Partial<Record<CaName, SuppliedCa>> = {};
+  const pairs: [CaName, string, string][] = [
+    ["ca", "ca", "ca-key"],
+    ["front-proxy-ca", "front-proxy-ca", "front-proxy-ca-key"],
+    ["etcd-ca", "etcd-ca", "etcd-ca-key"],
+  ];
+  for (const [name, certFlag, keyFlag] of pairs) {
+    const cert = flagString(ctx.flags, certFlag);
+    const key = flagString(ctx.flags, keyFlag);
+    if (cert === undefined && key !== undefined) {
+      throw new UsageError(`--${keyFlag} needs --${certFlag}`);
+    }
+    if (cert === undefined) continue;
+    const c = readInput(cert);
+    const s: SuppliedCa = { certPem: c.text, certSource: c.name, keySource: key ?? `--${keyFlag}` };
+    if (key !== undefined) s.keyPem = readInput(key).text;
+    out[name] = s;
+  }
+  return out;
+}
+
+function durationFlag(ctx: Context, name: string): number | undefined {
+  const v = flagString(ctx.flags, name);
+  if (v === undefined) return undefined;
+  try {
+    return parseDuration(v);
+  } catch {
+    throw new UsageError(`--${name}: time: invalid duration ${JSON.stringify(v)}`);
+  }
+}
+
+/** The spec's values from the flags (kubeadm's flag names). */
+function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
+  const v: Partial<ControlPlanePkiSpec> = {};
+  const str = (n: string) => flagString(ctx.flags, n);
+  const set = <K extends keyof ControlPlanePkiSpec>(
+    k: K,
+    x: ControlPlanePkiSpec[K] | undefined,
+  ) => {
+    if (x !== undefined) v[k] = x;
+  };
+  set("advertiseAddress", str("apiserver-advertise-address"));
+  const port = str("apiserver-bind-port");
+  if (port !== undefined) {
+    if (!/^\d+$/.test(port)) {
+      throw new UsageError(`--apiserver-bind-port: invalid port ${JSON.stringify(port)}`);
+    }
+    v.bindPort = Number(port);
+  }
+  set("controlPlaneEndpoint", str("control-plane-endpoint"));
+  set("serviceSubnet", str("service-cidr"));
+  set("dnsDomain", str("service-dns-domain"));
+  set("clusterName", str("cluster-name"));
+  set("encryptionAlgorithm", str("encryption-algorithm"));
+  v.apiServerCertSANs = flagList(ctx.flags, "apiserver-cert-extra-sans", true);
+  v.etcdServerCertSANs = flagList(ctx.flags, "etcd-server-cert-extra-sans", true);
+  v.etcdPeerCertSANs = flagList(ctx.flags, "etcd-peer-cert-extra-sans", true);
+  set("certificateValidityMs", durationFlag(ctx, "certificate-validity-period"));
+  set("caCertificateValidityMs", durationFlag(ctx, "ca-certificate-validity-period"));
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// A minimal reader of the configuration fields the PKI needs. readInitConfiguration
+// (lib/kubeadm/init_config.ts) has already refused what kubeadm refuses about the
+// documents themselves (versions, kinds, decoding); the PKI fields are validated by
+// lib/phases/certlist.ts validateControlPlanePkiSpec with kubeadm's texts.
+
+function obj(v: unknown): Record<string, unknown> {
+  return isObject(v) ? v : {};
+}
+
+function strField(v: unknown, where: string, source: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") {
+    throw new InputError(`${source}: ${where}: cannot unmarshal ${typeof v} into a string`);
+  }
+  return v;
+}
+
+function strList(v: unknown, where: string, source: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) {
+    throw new InputError(
+      `${source}: ${where}: cannot unmarshal ${typeof v} into a list of strings`,
+    );
+  }
+  return v.map((x, i) => strField(x, `${where}[${i}]`, source) ?? "");
+}
+
+function durationField(v: unknown, where: string, source: string): number | undefined {
+  const s = strField(v, where, source);
+  if (s === undefined) return undefined;
+  try {
+    return parseDuration(s);
+  } catch {
+    throw new InputError(`${source}: ${where}: time: invalid duration ${JSON.stringify(s)}`);
+  }
+}
+
+/** The PKI fields of an InitConfiguration + ClusterConfiguration stream. */
+function specFromConfig(
+  docs: readonly Record<string, unknown>[],
+  source: string,
+): Partial<ControlPlanePkiSpec> {
+  const init = docs.find((d) =>
+    d.kind === "InitConfiguration" && String(d.apiVersion).startsWith("kubeadm.k8s.io/")
+  );
+  const cluster = docs.find((d) =>
+    d.kind === "ClusterConfiguration" && String(d.apiVersion).startsWith("kubeadm.k8s.io/")
+  );
+  const i = obj(init);
+  const c = obj(cluster);
+  const v: Partial<ControlPlanePkiSpec> = {};
+  const nr = obj(i.nodeRegistration);
+  const name = strField(nr.name, "nodeRegistration.name", source);
+  if (name !== undefined) v.nodeName = name;
+  const lae = obj(i.localAPIEndpoint);
+  const adv = strField(lae.advertiseAddress, "localAPIEndpoint.advertiseAddress", source);
+  if (adv !== undefined) v.advertiseAddress = adv;
+  if (typeof lae.bindPort === "number" && lae.bindPort !== 0) v.bindPort = lae.bindPort;
+  const cpe = strField(c.controlPlaneEndpoint, "controlPlaneEndpoint", source);
+  if (cpe !== undefined) v.controlPlaneEndpoint = cpe;
+  const net = obj(c.networking);
+  const svc = strField(net.serviceSubnet, "networking.serviceSubnet", source);
+  if (svc) v.serviceSubnet = svc;
+  const dns = strField(net.dnsDomain, "networking.dnsDomain", source);
+  if (dns) v.dnsDomain = dns;
+  const cn = strField(c.clusterName, "clusterName", source);
+  if (cn) v.clusterName = cn;
+  v.apiServerCertSANs = strList(obj(c.apiServer).certSANs, "apiServer.certSANs", source);
+  const etcd = obj(c.etcd);
+  if (isObject(etcd.external)) v.externalEtcd = true;
+  const local = obj(etcd.local);
+  v.etcdServerCertSANs = strList(local.serverCertSANs, "etcd.local.serverCertSANs", source);
+  v.etcdPeerCertSANs = strList(local.peerCertSANs, "etcd.local.peerCertSANs", source);
+  const v1beta4 = String(c.apiVersion ?? i.apiVersion) === "kubeadm.k8s.io/v1beta4";
+  if (v1beta4) {
+    const alg = strField(c.encryptionAlgorithm, "encryptionAlgorithm", source);
+    if (alg) v.encryptionAlgorithm = alg;
+    const leaf = durationField(c.certificateValidityPeriod, "certificateValidityPeriod", source);
+    if (leaf !== undefined) v.certificateValidityMs = leaf;
+    const ca = durationField(c.caCertificateValidityPeriod, "caCertificateValidityPeriod", source);
+    if (ca !== undefined) v.caCertificateValidityMs = ca;
+  }
+  // The deprecated PublicKeysECDSA gate overrides the algorithm (EncryptionAlgorithmType()).
+  const gate = obj(c.featureGates).PublicKeysECDSA;
+  if (gate === true) v.encryptionAlgorithm = "ECDSA-P256";
+  else if (gate === false) v.encryptionAlgorithm = "RSA-2048";
+  return v;
+}

@@ -1,0 +1,716 @@
+/**
+ * kubeadm's certificate list and the facts a control plane's PKI is made
+ * from, as plain data: the input spec ({@link ControlPlanePkiSpec}, what an
+ * `InitConfiguration` + `ClusterConfiguration` fix for the `certs` and
+ * `kubeconfig` phases), kubeadm's cert list (`phases/certs/certlist.go`
+ * `GetDefaultCertList`: name, base name, CA, subject, usages, which SAN set),
+ * the SAN computation (`pkiutil.GetAPIServerAltNames`, `GetEtcdAltNames`,
+ * `GetEtcdPeerAltNames`, `RemoveDuplicateAltNames`), the endpoints
+ * (`util/endpoint.go`) and the validation kubeadm applies to those fields,
+ * with its texts. Signing lives in `certs.ts`, kubeconfigs in
+ * `kubeconfigs.ts`; this module only computes (no keys, no I/O).
+ *
+ * @module
+ */
+
+import { fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
+import { parseHostPortError } from "../kubeadm/init_config.ts";
+import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
+import { formatDuration } from "../go/duration.ts";
+import { goSplitHostPort } from "../go/net.ts";
+import { goQuote } from "../go/quote.ts";
+import { formatIp, parseIp } from "../pki/pkix.ts";
+import type { KeyType } from "../pki/keys.ts";
+
+/** kubeadm's `EncryptionAlgorithmType` values in v1.32 (sorted, as its error lists them). */
+export const ENCRYPTION_ALGORITHMS = ["ECDSA-P256", "RSA-2048", "RSA-3072", "RSA-4096"] as const;
+
+/** One of {@link ENCRYPTION_ALGORITHMS}. */
+export type EncryptionAlgorithm = typeof ENCRYPTION_ALGORITHMS[number];
+
+/** The joinkit key type of a kubeadm encryption algorithm. */
+export function keyTypeOf(alg: EncryptionAlgorithm): KeyType {
+  return alg === "ECDSA-P256" ? "ecdsa-p256" : alg.toLowerCase() as KeyType;
+}
+
+const HOUR_MS = 3_600_000;
+/** `CertificateValidityPeriod`: 8760h. */
+export const DEFAULT_CERT_VALIDITY_MS = 8760 * HOUR_MS;
+/** `CACertificateValidityPeriod`: 87600h. */
+export const DEFAULT_CA_VALIDITY_MS = 87600 * HOUR_MS;
+/** `CertificateBackdate`: 5 minutes. */
+export const CERT_BACKDATE_MS = 5 * 60_000;
+
+/** What the certs and kubeconfig phases read from kubeadm's configuration, defaulted. */
+export interface ControlPlanePkiSpec {
+  /** `nodeRegistration.name`, trimmed and lower-cased as kubeadm does. */
+  nodeName: string;
+  /** `localAPIEndpoint.advertiseAddress`. */
+  advertiseAddress: string;
+  /** `localAPIEndpoint.bindPort` (6443). */
+  bindPort: number;
+  /** `controlPlaneEndpoint` as written ("" when unset). */
+  controlPlaneEndpoint: string;
+  /** `networking.serviceSubnet` (10.96.0.0/12; a comma list, the first CIDR counts). */
+  serviceSubnet: string;
+  /** `networking.dnsDomain` (cluster.local). */
+  dnsDomain: string;
+  /** `clusterName` (kubernetes). */
+  clusterName: string;
+  /** `apiServer.certSANs`, lower-cased as kubeadm does. */
+  apiServerCertSANs: string[];
+  /** `etcd.local.serverCertSANs`. */
+  etcdServerCertSANs: string[];
+  /** `etcd.local.peerCertSANs`. */
+  etcdPeerCertSANs: string[];
+  /** `etcd.external` is set: no etcd certificates. */
+  externalEtcd: boolean;
+  /** `encryptionAlgorithm` (RSA-2048). */
+  encryptionAlgorithm: string;
+  /** `certificateValidityPeriod` in ms (8760h). */
+  certificateValidityMs: number;
+  /** `caCertificateValidityPeriod` in ms (87600h). */
+  caCertificateValidityMs: number;
+}
+
+/**
+ * A spec with kubeadm's static defaults for every field `values` leaves out,
+ * and kubeadm's normalisation applied (node name trimmed and lower-cased,
+ * `apiServer.certSANs` lower-cased: `nodeutil.GetHostname`, `LowercaseSANs`).
+ *
+ * @example
+ * ```ts
+ * controlPlanePkiSpec({ nodeName: "CP-1", advertiseAddress: "10.0.0.10" }).nodeName; // "cp-1"
+ * ```
+ */
+export function controlPlanePkiSpec(values: Partial<ControlPlanePkiSpec>): ControlPlanePkiSpec {
+  return {
+    nodeName: (values.nodeName ?? "").trim().toLowerCase(),
+    advertiseAddress: values.advertiseAddress ?? "",
+    bindPort: values.bindPort ?? 6443,
+    controlPlaneEndpoint: values.controlPlaneEndpoint ?? "",
+    serviceSubnet: values.serviceSubnet || "10.96.0.0/12",
+    dnsDomain: values.dnsDomain || "cluster.local",
+    clusterName: values.clusterName || "kubernetes",
+    apiServerCertSANs: (values.apiServerCertSANs ?? []).map((s) => s.toLowerCase()),
+    etcdServerCertSANs: [...values.etcdServerCertSANs ?? []],
+    etcdPeerCertSANs: [...values.etcdPeerCertSANs ?? []],
+    externalEtcd: values.externalEtcd ?? false,
+    encryptionAlgorithm: values.encryptionAlgorithm || "RSA-2048",
+    certificateValidityMs: values.certificateValidityMs ?? DEFAULT_CERT_VALIDITY_MS,
+    caCertificateValidityMs: values.caCertificateValidityMs ?? DEFAULT_CA_VALIDITY_MS,
+  };
+}
+
+/** The same spec for another control-plane node (its name and advertise address). */
+export function specForNode(
+  spec: ControlPlanePkiSpec,
+  nodeName: string,
+  advertiseAddress: string,
+): ControlPlanePkiSpec {
+  return { ...spec, nodeName: nodeName.trim().toLowerCase(), advertiseAddress };
+}
+
+// ---------------------------------------------------------------------------
+// Addresses.
+
+/** `netutils.ParseIPSloppy`: IPv4 with leading zeros allowed; 4 or 16 bytes (v4-mapped → 4). */
+export function parseIpSloppy(text: string): Uint8Array | undefined {
+  if (text.includes("%")) return undefined;
+  const t = /^\d+(\.\d+){3}$/.test(text)
+    ? text.split(".").map((
+      o,
+    ) => (/^\d{1,3}$/.test(o) || /^0+\d{1,3}$/.test(o) ? String(Number(o)) : o))
+      .join(".")
+    : text;
+  return parseIp(t);
+}
+
+/** A CIDR as `netutils.ParseCIDRSloppy` reads it: the network address bytes and prefix length. */
+export function parseCidrSloppy(text: string): { ip: Uint8Array; bits: number } | undefined {
+  const slash = text.indexOf("/");
+  if (slash < 0) return undefined;
+  const addr = text.slice(0, slash);
+  const prefix = text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefix)) return undefined;
+  // A v4-mapped address keeps 16 bytes in Go's ParseCIDR only when written as IPv6 without
+  // dots; joinkit treats every dotted address as IPv4, like Go does for "a.b.c.d/n".
+  const ip = addr.includes(":") ? parseIpv6Exact(addr) : parseIpSloppy(addr);
+  if (!ip) return undefined;
+  const bits = Number(prefix);
+  if (bits > ip.length * 8) return undefined;
+  const net = ip.slice();
+  for (let i = 0; i < net.length; i++) {
+    const keep = Math.max(0, Math.min(8, bits - i * 8));
+    net[i] = net[i]! & ((0xff << (8 - keep)) & 0xff);
+  }
+  return { ip: net, bits };
+}
+
+function parseIpv6Exact(text: string): Uint8Array | undefined {
+  const b = parseIp(text);
+  if (!b) return undefined;
+  if (b.length === 16) return b;
+  // "::ffff:a.b.c.d" is IPv6 syntax: 16 bytes.
+  const out = new Uint8Array(16);
+  out[10] = 0xff;
+  out[11] = 0xff;
+  out.set(b, 12);
+  return out;
+}
+
+/** The address `index` places after the network address (`GetIndexedIP`); undefined when outside. */
+function indexedIp(cidr: { ip: Uint8Array; bits: number }, index: number): Uint8Array | undefined {
+  const out = cidr.ip.slice();
+  let carry = index;
+  for (let i = out.length - 1; i >= 0 && carry > 0; i--) {
+    const v = out[i]! + carry;
+    out[i] = v & 0xff;
+    carry = Math.floor(v / 256);
+  }
+  const size = out.length * 8 - cidr.bits;
+  if (size < 53 && index >= 2 ** size) return undefined;
+  return out.length === 16 && out.subarray(0, 10).every((x) => x === 0) && out[10] === 0xff &&
+      out[11] === 0xff
+    ? out.slice(12)
+    : out;
+}
+
+/**
+ * The API server's service VIP: the first CIDR of `serviceSubnet` + 1
+ * (`GetAPIServerVirtualIP`).
+ *
+ * @example
+ * ```ts
+ * apiServerVirtualIp("10.96.0.0/12"); // "10.96.0.1"
+ * ```
+ */
+export function apiServerVirtualIp(serviceSubnet: string): string {
+  const first = parseCidrSloppy(serviceSubnet.split(",")[0]!);
+  const ip = first && indexedIp(first, 1);
+  if (!ip) {
+    throw new Error(`unable to get first IP address from the given CIDR: ${serviceSubnet}`);
+  }
+  return formatIp(ip);
+}
+
+/** `net.JoinHostPort`. */
+export function joinHostPort(host: string, port: string | number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** `GetLocalAPIEndpoint`: `https://<advertiseAddress>:<bindPort>`. */
+export function localEndpointUrl(spec: ControlPlanePkiSpec): string {
+  const ip = parseIpSloppy(spec.advertiseAddress);
+  return `https://${joinHostPort(ip ? formatIp(ip) : spec.advertiseAddress, spec.bindPort)}`;
+}
+
+/**
+ * `GetControlPlaneEndpoint`: `https://<controlPlaneEndpoint host>:<its port,
+ * else bindPort>`, or the local endpoint when there is none.
+ */
+export function controlPlaneEndpointUrl(spec: ControlPlanePkiSpec): string {
+  if (!spec.controlPlaneEndpoint) return localEndpointUrl(spec);
+  const split = goSplitHostPort(spec.controlPlaneEndpoint);
+  const host = split.ok ? split.host : spec.controlPlaneEndpoint;
+  const port = split.ok && split.port !== "" ? split.port : String(spec.bindPort);
+  return `https://${joinHostPort(host, port)}`;
+}
+
+// ---------------------------------------------------------------------------
+// SANs.
+
+/** A certificate's subject alternative names, DNS then IP, in DER order. */
+export interface AltNames {
+  dns: string[];
+  ips: string[];
+}
+
+const WILDCARD_RE = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const WILDCARD_MSG =
+  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/** apimachinery `IsWildcardDNS1123Subdomain`. */
+export function isWildcardDns1123Subdomain(v: string): string[] {
+  const errs: string[] = [];
+  if (v.length > 253) errs.push("must be no more than 253 characters");
+  if (!WILDCARD_RE.test(v)) errs.push(WILDCARD_MSG);
+  return errs;
+}
+
+/**
+ * `appendSANsToAltNames`: each extra SAN goes to the IPs (when it parses as
+ * one) or the DNS names (a subdomain or wildcard); anything else is left out
+ * with kubeadm's warning.
+ */
+function appendSans(
+  alt: { dns: string[]; ips: Uint8Array[] },
+  sans: readonly string[],
+  cert: string,
+) {
+  const warnings: string[] = [];
+  for (const s of sans) {
+    const ip = parseIpSloppy(s);
+    if (ip) alt.ips.push(ip);
+    else if (isDns1123Subdomain(s).length === 0 || isWildcardDns1123Subdomain(s).length === 0) {
+      alt.dns.push(s);
+    } else {
+      warnings.push(
+        `[certificates] WARNING: '${s}' was not added to the '${cert}' SAN, because it is not a valid IP or RFC-1123 compliant DNS entry`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/**
+ * `RemoveDuplicateAltNames`: DNS names as a sorted set (bytewise), IPs
+ * deduplicated by their text and kept in first-seen order.
+ *
+ * @example
+ * ```ts
+ * removeDuplicateAltNames({ dns: ["b", "a", "b"], ips: ["10.0.0.2", "10.0.0.1", "10.0.0.2"] });
+ * // { dns: ["a", "b"], ips: ["10.0.0.2", "10.0.0.1"] }
+ * ```
+ */
+export function removeDuplicateAltNames(alt: AltNames): AltNames {
+  const dns = [...new Set(alt.dns)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { dns, ips: [...new Set(alt.ips)] };
+}
+
+function finish(alt: { dns: string[]; ips: Uint8Array[] }): AltNames {
+  return removeDuplicateAltNames({ dns: alt.dns, ips: alt.ips.map(formatIp) });
+}
+
+function advertiseIp(spec: ControlPlanePkiSpec): Uint8Array {
+  const ip = parseIpSloppy(spec.advertiseAddress);
+  if (!ip) {
+    throw new Error(
+      `error parsing LocalAPIEndpoint AdvertiseAddress ${spec.advertiseAddress}: is not a valid textual representation of an IP address`,
+    );
+  }
+  return ip;
+}
+
+/** The SAN sets of a node's certificates, and kubeadm's warnings for extra SANs left out. */
+export interface NodeAltNames {
+  apiserver: AltNames;
+  etcdServer: AltNames;
+  etcdPeer: AltNames;
+  warnings: string[];
+}
+
+/**
+ * The API server and etcd SANs kubeadm computes for `spec` (its node):
+ * `GetAPIServerAltNames` (node name, the four `kubernetes…` names, the
+ * service VIP, the advertise address, the control-plane endpoint's host,
+ * `apiServer.certSANs`) and `getAltNames` for etcd (node name, localhost,
+ * the advertise address, 127.0.0.1, ::1, the etcd extra SANs), each after
+ * {@link removeDuplicateAltNames}. Throws kubeadm's error for an address
+ * that does not parse (validation normally refuses it first).
+ *
+ * @example
+ * ```ts ignore
+ * nodeAltNames(spec).apiserver.ips; // ["10.96.0.1", "10.0.0.10", "192.0.2.7"]
+ * ```
+ */
+export function nodeAltNames(spec: ControlPlanePkiSpec): NodeAltNames {
+  const adv = advertiseIp(spec);
+  const vip = parseIp(apiServerVirtualIp(spec.serviceSubnet))!;
+  const api = {
+    dns: [
+      spec.nodeName,
+      "kubernetes",
+      "kubernetes.default",
+      "kubernetes.default.svc",
+      `kubernetes.default.svc.${spec.dnsDomain}`,
+    ],
+    ips: [vip, adv],
+  };
+  if (spec.controlPlaneEndpoint) {
+    const split = goSplitHostPort(spec.controlPlaneEndpoint);
+    const host = split.ok ? split.host : spec.controlPlaneEndpoint;
+    const ip = parseIpSloppy(host);
+    if (ip) api.ips.push(ip);
+    else api.dns.push(host);
+  }
+  const warnings = appendSans(api, spec.apiServerCertSANs, "apiserver");
+  const etcd = (extra: readonly string[], cert: string) => {
+    const alt = {
+      dns: [spec.nodeName, "localhost"],
+      ips: [adv, new Uint8Array([127, 0, 0, 1]), parseIp("::1")!],
+    };
+    if (!spec.externalEtcd) warnings.push(...appendSans(alt, extra, cert));
+    return finish(alt);
+  };
+  return {
+    apiserver: finish(api),
+    etcdServer: etcd(spec.etcdServerCertSANs, "etcd/server"),
+    etcdPeer: etcd(spec.etcdPeerCertSANs, "etcd/peer"),
+    warnings,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The cert list.
+
+/** An extended key usage kubeadm puts in its certificates. */
+export type ExtKeyUsage = "serverAuth" | "clientAuth";
+
+/** Which SAN set a certificate carries. */
+export type AltNameSet = "ca" | "apiserver" | "etcd-server" | "etcd-peer" | "none";
+
+/** One entry of kubeadm's cert list (`KubeadmCert`). */
+export interface CertSpec {
+  /** kubeadm's `Name`: the sub-phase and `certs renew` name (`etcd-server`). */
+  name: string;
+  /** `BaseName`: the file stem under the certificates directory (`etcd/server`). */
+  baseName: string;
+  /** `LongName`, for help and messages. */
+  longName: string;
+  /** The signer's {@link CertSpec.name}; absent for a (self-signed) CA. */
+  caName?: string;
+  /** Subject CN; `undefined`: the node name (`setCommonNameToNodeName`). */
+  commonName?: string;
+  /** Subject O values. */
+  organization: readonly string[];
+  /** Extended key usages, in kubeadm's order (none for CAs). */
+  usages: readonly ExtKeyUsage[];
+  /** The SAN set. */
+  altNames: AltNameSet;
+  /** Part of local etcd's PKI (absent with `etcd.external`). */
+  etcd: boolean;
+  /** Depends on the node (its name or address): differs between control-plane nodes. */
+  perNode: boolean;
+}
+
+/** `ClusterAdminsGroupAndClusterRoleBinding`. */
+export const CLUSTER_ADMINS_GROUP = "kubeadm:cluster-admins";
+/** `SystemPrivilegedGroup`. */
+export const SYSTEM_MASTERS_GROUP = "system:masters";
+
+function cert(
+  name: string,
+  baseName: string,
+  longName: string,
+  more: Partial<CertSpec>,
+): CertSpec {
+  return {
+    name,
+    baseName,
+    longName,
+    organization: [],
+    usages: [],
+    altNames: "none",
+    etcd: false,
+    perNode: false,
+    ...more,
+  };
+}
+
+/**
+ * kubeadm's `GetDefaultCertList`, in its order (the order of the `certs`
+ * sub-phases); `sa` is not a certificate and comes after these.
+ */
+export const CERT_LIST: readonly CertSpec[] = [
+  cert(
+    "ca",
+    "ca",
+    "self-signed Kubernetes CA to provision identities for other Kubernetes components",
+    {
+      commonName: "kubernetes",
+      altNames: "ca",
+    },
+  ),
+  cert("apiserver", "apiserver", "certificate for serving the Kubernetes API", {
+    caName: "ca",
+    commonName: "kube-apiserver",
+    usages: ["serverAuth"],
+    altNames: "apiserver",
+    perNode: true,
+  }),
+  cert(
+    "apiserver-kubelet-client",
+    "apiserver-kubelet-client",
+    "certificate for the API server to connect to kubelet",
+    {
+      caName: "ca",
+      commonName: "kube-apiserver-kubelet-client",
+      organization: [CLUSTER_ADMINS_GROUP],
+      usages: ["clientAuth"],
+    },
+  ),
+  cert(
+    "front-proxy-ca",
+    "front-proxy-ca",
+    "self-signed CA to provision identities for front proxy",
+    {
+      commonName: "front-proxy-ca",
+      altNames: "ca",
+    },
+  ),
+  cert("front-proxy-client", "front-proxy-client", "certificate for the front proxy client", {
+    caName: "front-proxy-ca",
+    commonName: "front-proxy-client",
+    usages: ["clientAuth"],
+  }),
+  cert("etcd-ca", "etcd/ca", "self-signed CA to provision identities for etcd", {
+    commonName: "etcd-ca",
+    altNames: "ca",
+    etcd: true,
+  }),
+  cert("etcd-server", "etcd/server", "certificate for serving etcd", {
+    caName: "etcd-ca",
+    usages: ["serverAuth", "clientAuth"],
+    altNames: "etcd-server",
+    etcd: true,
+    perNode: true,
+  }),
+  cert("etcd-peer", "etcd/peer", "certificate for etcd nodes to communicate with each other", {
+    caName: "etcd-ca",
+    usages: ["serverAuth", "clientAuth"],
+    altNames: "etcd-peer",
+    etcd: true,
+    perNode: true,
+  }),
+  cert(
+    "etcd-healthcheck-client",
+    "etcd/healthcheck-client",
+    "certificate for liveness probes to healthcheck etcd",
+    {
+      caName: "etcd-ca",
+      commonName: "kube-etcd-healthcheck-client",
+      usages: ["clientAuth"],
+      etcd: true,
+    },
+  ),
+  cert(
+    "apiserver-etcd-client",
+    "apiserver-etcd-client",
+    "certificate the apiserver uses to access etcd",
+    {
+      caName: "etcd-ca",
+      commonName: "kube-apiserver-etcd-client",
+      usages: ["clientAuth"],
+      etcd: true,
+    },
+  ),
+];
+
+/** The cert list for a spec: without the etcd entries under `etcd.external` (`GetCertsWithoutEtcd`). */
+export function certList(spec: Pick<ControlPlanePkiSpec, "externalEtcd">): CertSpec[] {
+  return CERT_LIST.filter((c) => !(spec.externalEtcd && c.etcd));
+}
+
+/** The cert-list entry named `name` (`ca`, `etcd-server`, …). */
+export function certSpec(name: string): CertSpec {
+  const c = CERT_LIST.find((x) => x.name === name);
+  if (!c) throw new Error(`unknown certificate ${name}`);
+  return c;
+}
+
+/** The subject a cert-list entry gets for `spec`'s node: O values and CN. */
+export function certSubject(
+  c: CertSpec,
+  spec: Pick<ControlPlanePkiSpec, "nodeName">,
+): { commonName: string; organization: string[] } {
+  return { commonName: c.commonName ?? spec.nodeName, organization: [...c.organization] };
+}
+
+/** The SANs a cert-list entry gets for `spec`'s node (CAs: DNS:<CN>; client certificates: none). */
+export function certAltNames(c: CertSpec, alt: NodeAltNames): AltNames {
+  switch (c.altNames) {
+    case "ca":
+      return { dns: [c.commonName!], ips: [] };
+    case "apiserver":
+      return alt.apiserver;
+    case "etcd-server":
+      return alt.etcdServer;
+    case "etcd-peer":
+      return alt.etcdPeer;
+    case "none":
+      return { dns: [], ips: [] };
+  }
+}
+
+/** The files of the service-account key pair (`ServiceAccountKeyBaseName`). */
+export const SA_KEY = "sa.key";
+/** The public half, PEM `PUBLIC KEY`. */
+export const SA_PUB = "sa.pub";
+
+// ---------------------------------------------------------------------------
+// Validation.
+
+const MAX_SERVICE_SUBNET_BITS = 20;
+const MIN_SERVICE_ADDRESSES = 10;
+
+function validateSans(sans: readonly string[], path: string): string[] {
+  const errs: string[] = [];
+  for (const s of sans) {
+    const e1 = isDns1123Subdomain(s);
+    if (e1.length === 0) continue;
+    const e2 = isWildcardDns1123Subdomain(s);
+    if (e2.length === 0 || parseIpSloppy(s)) continue;
+    errs.push(
+      fieldInvalid(
+        path,
+        s,
+        `altname is not a valid IP address, DNS label or a DNS label with subdomain wildcards: ${
+          e1.join("; ")
+        }; ${e2.join("; ")}`,
+      ),
+    );
+  }
+  return errs;
+}
+
+function validateServiceSubnet(subnet: string): string[] {
+  const path = "networking.serviceSubnet";
+  const parts = subnet.split(",");
+  const cidrs = parts.map((p) => parseCidrSloppy(p));
+  if (cidrs.some((c) => c === undefined)) {
+    return [fieldInvalid(path, subnet, "couldn't parse subnet")];
+  }
+  const errs: string[] = [];
+  const ok = cidrs as { ip: Uint8Array; bits: number }[];
+  const dual =
+    "expected one (IPv4 or IPv6) CIDR or two CIDRs from each family for dual-stack networking";
+  if (ok.length > 2) errs.push(fieldInvalid(path, subnet, dual));
+  else if (ok.length === 2 && ok[0]!.ip.length === ok[1]!.ip.length) {
+    errs.push(fieldInvalid(path, subnet, dual));
+  }
+  for (const c of ok) {
+    const hostBits = c.ip.length * 8 - c.bits;
+    const text = `${formatIp(c.ip)}/${c.bits}`;
+    if (hostBits < 53 && 2 ** hostBits < MIN_SERVICE_ADDRESSES) {
+      errs.push(
+        fieldInvalid(
+          path,
+          text,
+          `subnet with ${
+            2 ** hostBits
+          } address(es) is too small, the minimum is ${MIN_SERVICE_ADDRESSES}`,
+        ),
+      );
+    }
+  }
+  for (const c of ok) {
+    const bits = c.ip.length * 8;
+    if (bits - c.bits > MAX_SERVICE_SUBNET_BITS) {
+      errs.push(
+        fieldInvalid(
+          path,
+          `${formatIp(c.ip)}/${c.bits}`,
+          `specified service subnet is too large; for ${bits}-bit addresses, the mask must be >= ${
+            bits - MAX_SERVICE_SUBNET_BITS
+          }`,
+        ),
+      );
+    }
+  }
+  return errs;
+}
+
+/**
+ * kubeadm's validation of the fields the PKI is made from
+ * (`ValidateInitConfiguration`'s node name, networking, control-plane
+ * endpoint, certSANs, etcd SANs, encryption algorithm and local API
+ * endpoint parts), with its field-error texts; `[]` when valid. Join them
+ * with `aggregateErrors` for kubeadm's one-line form.
+ *
+ * @example
+ * ```ts
+ * validateControlPlanePkiSpec(controlPlanePkiSpec({ nodeName: "cp-1", advertiseAddress: "10.0.0.10" })); // []
+ * ```
+ */
+export function validateControlPlanePkiSpec(spec: ControlPlanePkiSpec): string[] {
+  const errs: string[] = [];
+  if (spec.nodeName === "") {
+    errs.push(
+      fieldRequired(
+        "nodeRegistration",
+        "--node-name or .nodeRegistration.name in the config file is a required value. It seems like this value couldn't be automatically detected in your environment, please specify the desired value using the CLI or config file.",
+      ),
+    );
+  } else {
+    for (const e of isDns1123Subdomain(spec.nodeName)) {
+      errs.push(fieldInvalid("nodeRegistration.name", spec.nodeName, e));
+    }
+  }
+  for (const e of isDns1123Subdomain(spec.dnsDomain)) {
+    errs.push(fieldInvalid("networking.dnsDomain", spec.dnsDomain, e));
+  }
+  errs.push(...validateServiceSubnet(spec.serviceSubnet));
+  errs.push(...validateSans(spec.apiServerCertSANs, "apiServer.certSANs"));
+  if (spec.controlPlaneEndpoint && parseHostPortError(spec.controlPlaneEndpoint)) {
+    errs.push(
+      fieldInvalid("controlPlaneEndpoint", spec.controlPlaneEndpoint, "endpoint is not valid"),
+    );
+  }
+  if (!spec.externalEtcd) {
+    errs.push(...validateSans(spec.etcdServerCertSANs, "etcd.local.serverCertSANs"));
+    errs.push(...validateSans(spec.etcdPeerCertSANs, "etcd.local.peerCertSANs"));
+  }
+  if (!(ENCRYPTION_ALGORITHMS as readonly string[]).includes(spec.encryptionAlgorithm)) {
+    errs.push(
+      fieldInvalid(
+        "encryptionAlgorithm",
+        spec.encryptionAlgorithm,
+        `Invalid encryption algorithm ${goQuote(spec.encryptionAlgorithm)}. Must be one of [${
+          ENCRYPTION_ALGORITHMS.join(" ")
+        }]`,
+      ),
+    );
+  }
+  if (!parseIpSloppy(spec.advertiseAddress)) {
+    errs.push(
+      fieldInvalid(
+        "localAPIEndpoint.advertiseAddress",
+        spec.advertiseAddress,
+        "ip address is not valid",
+      ),
+    );
+  }
+  if (!(Number.isInteger(spec.bindPort) && spec.bindPort >= 1 && spec.bindPort <= 65535)) {
+    errs.push(fieldInvalid("localAPIEndpoint.bindPort", spec.bindPort, "port number is not valid"));
+  }
+  return errs;
+}
+
+/**
+ * kubeadm's warnings for validity periods above its defaults or a leaf
+ * period above the CA period (`ValidateCertValidity`: logged as
+ * `WARNING: …`, not refused).
+ */
+export function validityWarnings(spec: ControlPlanePkiSpec): string[] {
+  const out: string[] = [];
+  const d = formatDuration;
+  const leaf = spec.certificateValidityMs;
+  const ca = spec.caCertificateValidityMs;
+  if (leaf > DEFAULT_CERT_VALIDITY_MS) {
+    out.push(
+      `WARNING: certificateValidityPeriod: the value ${
+        d(leaf)
+      } is more than the recommended default for certificate expiration: ${
+        d(DEFAULT_CERT_VALIDITY_MS)
+      }`,
+    );
+  }
+  if (ca > DEFAULT_CA_VALIDITY_MS) {
+    out.push(
+      `WARNING: caCertificateValidityPeriod: the value ${
+        d(ca)
+      } is more than the recommended default for CA certificate expiration: ${
+        d(DEFAULT_CA_VALIDITY_MS)
+      }`,
+    );
+  }
+  if (leaf > ca) {
+    out.push(
+      `WARNING: certificateValidityPeriod: the value ${
+        d(leaf)
+      } is more than the caCertificateValidityPeriod: ${d(ca)}`,
+    );
+  }
+  return out;
+}

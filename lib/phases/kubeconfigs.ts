@@ -1,0 +1,206 @@
+/**
+ * The five kubeconfigs of a control-plane node, as kubeadm's `kubeconfig`
+ * phase writes them (`phases/kubeconfig/kubeconfig.go`
+ * `getKubeConfigSpecsBase`, `util/kubeconfig` `CreateWithCerts`): the spec
+ * table (file, user, groups, which endpoint), the kubeconfig object with
+ * embedded credentials, and kubeadm's check of a kubeconfig already on disk
+ * (`validateKubeConfig`: the current context's cluster must embed the CA;
+ * another server URL is only a warning).
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { basicKubeconfig, type KubeconfigObject } from "../discovery/bootstrap_kubeconfig.ts";
+import { parseKubeconfig } from "../k8s/kubeconfig_read.ts";
+import { kubeconfigYaml } from "../k8s/kubeconfig_yaml.ts";
+import { certificatesFromPem } from "../pki/certsource.ts";
+import { encodePem } from "../pki/pem.ts";
+import { InputError } from "../base/errors.ts";
+import {
+  CLUSTER_ADMINS_GROUP,
+  controlPlaneEndpointUrl,
+  type ControlPlanePkiSpec,
+  localEndpointUrl,
+  SYSTEM_MASTERS_GROUP,
+} from "./certlist.ts";
+
+/** One kubeconfig kubeadm writes (`kubeConfigSpec`). */
+export interface KubeconfigSpec {
+  /** The file name under the kubeconfig directory. */
+  file: string;
+  /** The sub-phase (`kubeadm init phase kubeconfig <name>`). */
+  name: string;
+  /** The client CN and user name; `undefined`: `system:node:<node name>`. */
+  user?: string;
+  /** The client certificate's O values. */
+  organization: readonly string[];
+  /** Which API server URL: the control-plane endpoint or this node's own. */
+  server: "controlPlane" | "local";
+  /** Differs between control-plane nodes (its user or its server). */
+  perNode: boolean;
+}
+
+/** The kubeconfigs of `kubeadm init phase kubeconfig all`, in its order. */
+export const KUBECONFIG_LIST: readonly KubeconfigSpec[] = [
+  {
+    file: "admin.conf",
+    name: "admin",
+    user: "kubernetes-admin",
+    organization: [CLUSTER_ADMINS_GROUP],
+    server: "controlPlane",
+    perNode: false,
+  },
+  {
+    file: "super-admin.conf",
+    name: "super-admin",
+    user: "kubernetes-super-admin",
+    organization: [SYSTEM_MASTERS_GROUP],
+    server: "controlPlane",
+    perNode: false,
+  },
+  {
+    file: "kubelet.conf",
+    name: "kubelet",
+    organization: ["system:nodes"],
+    server: "controlPlane",
+    perNode: true,
+  },
+  {
+    file: "controller-manager.conf",
+    name: "controller-manager",
+    user: "system:kube-controller-manager",
+    organization: [],
+    server: "local",
+    perNode: true,
+  },
+  {
+    file: "scheduler.conf",
+    name: "scheduler",
+    user: "system:kube-scheduler",
+    organization: [],
+    server: "local",
+    perNode: true,
+  },
+];
+
+/** The user (and client CN) of a kubeconfig for `spec`'s node. */
+export function kubeconfigUser(
+  k: KubeconfigSpec,
+  spec: Pick<ControlPlanePkiSpec, "nodeName">,
+): string {
+  return k.user ?? `system:node:${spec.nodeName}`;
+}
+
+/** The server URL of a kubeconfig for `spec`'s node. */
+export function kubeconfigServer(k: KubeconfigSpec, spec: ControlPlanePkiSpec): string {
+  return k.server === "local" ? localEndpointUrl(spec) : controlPlaneEndpointUrl(spec);
+}
+
+/**
+ * The kubeconfig object (`CreateWithCerts`): cluster `<clusterName>` with the
+ * server and the CA (`caPem`: the first certificate of `ca.crt`, PEM), user
+ * named after the client CN with the embedded certificate and key, context
+ * `<user>@<cluster>`, current.
+ */
+export function kubeconfigObject(
+  k: KubeconfigSpec,
+  spec: ControlPlanePkiSpec,
+  caPem: string,
+  certPem: string,
+  keyPem: string,
+): KubeconfigObject {
+  return basicKubeconfig(
+    kubeconfigServer(k, spec),
+    new Uint8Array(Buffer.from(caPem, "utf8")),
+    spec.clusterName,
+    kubeconfigUser(k, spec),
+    {
+      "client-certificate-data": Buffer.from(certPem, "utf8").toString("base64"),
+      "client-key-data": Buffer.from(keyPem, "utf8").toString("base64"),
+    },
+  );
+}
+
+/** {@link kubeconfigObject} as the bytes `clientcmd.WriteToFile` writes. */
+export function kubeconfigText(
+  k: KubeconfigSpec,
+  spec: ControlPlanePkiSpec,
+  caPem: string,
+  certPem: string,
+  keyPem: string,
+): string {
+  return kubeconfigYaml(kubeconfigObject(k, spec, caPem, certPem, keyPem));
+}
+
+/** What kubeadm concluded about a kubeconfig already on disk. */
+export interface ExistingKubeconfig {
+  /** A warning kubeadm prints (another server URL), if any. */
+  warning?: string;
+}
+
+/**
+ * kubeadm's `validateKubeConfig` for an existing file: it must load, its
+ * current context and that context's cluster must exist, and the cluster's
+ * CA (`certificate-authority-data`, trimmed) must start with the CA
+ * certificate `caDer`. Throws `InputError` with kubeadm's texts (naming
+ * `path`); a different server only warns. The client certificate is not
+ * checked, as in kubeadm.
+ */
+export function checkExistingKubeconfig(
+  text: string,
+  path: string,
+  caDer: Uint8Array,
+  expectedServer: string,
+): ExistingKubeconfig {
+  let cfg;
+  try {
+    cfg = parseKubeconfig(text, path);
+  } catch (e) {
+    throw new InputError(
+      `failed to load kubeconfig file ${path} that already exists on disk: ${(e as Error).message}`,
+    );
+  }
+  const clusterName = cfg.contextClusters.get(cfg.currentContext);
+  if (clusterName === undefined) {
+    throw new InputError(
+      `failed to find CurrentContext in Contexts of the kubeconfig file ${path}`,
+    );
+  }
+  const cluster = cfg.clusters.find((c) => c.name === clusterName);
+  if (!cluster) {
+    throw new InputError(
+      `failed to find the given CurrentContext Cluster in Clusters of the kubeconfig file ${path}`,
+    );
+  }
+  const caText = Buffer.from(cluster.caData).toString("utf8").trim();
+  let first: Uint8Array | undefined;
+  let count = 0;
+  try {
+    const certs = certificatesFromPem(caText, path);
+    first = certs[0];
+    count = certs.length;
+  } catch {
+    throw new InputError(`the kubeconfig file ${JSON.stringify(path)} contains an invalid CA cert`);
+  }
+  if (!first || !Buffer.from(first).equals(Buffer.from(caDer))) {
+    throw new InputError(
+      `a kubeconfig file ${
+        JSON.stringify(path)
+      } exists but does not contain a trusted CA in its current context's cluster. Total CA certificates found: ${count}`,
+    );
+  }
+  if (cluster.server !== expectedServer) {
+    return {
+      warning: `a kubeconfig file ${
+        JSON.stringify(path)
+      } exists already but has an unexpected API Server URL: expected: ${expectedServer}, got: ${cluster.server}`,
+    };
+  }
+  return {};
+}
+
+/** The PEM kubeadm embeds as `certificate-authority-data`: the CA's first certificate. */
+export function embeddedCaPem(caDer: Uint8Array): string {
+  return encodePem("CERTIFICATE", caDer);
+}
