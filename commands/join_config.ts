@@ -20,12 +20,14 @@ import {
   joinConfigFromOptions,
   joinConfigObject,
   type JoinConfigOptions,
+  NO_DISCOVERY_CREDENTIALS,
   renderJoinConfiguration,
   type Taint,
   validateCertificateKey,
   validateJoinConfig,
   validateSocketPath,
 } from "../lib/kubeadm/join_config.ts";
+import { checkDiscoveryFile } from "../lib/discovery/discovery_file.ts";
 import { loadClusterCa } from "../lib/pki/certsource.ts";
 import { caCertHash } from "../lib/pki/pin.ts";
 import { parseToken, tokenString } from "../lib/tokens/token.ts";
@@ -59,6 +61,10 @@ const FLAGS = flagSet("join-config", [
   "discovery-token-ca-cert-hash",
   "discovery-token-unsafe-skip-ca-verification",
   "discovery-file",
+  [
+    "discovery-kubeconfig",
+    "the discovery file itself (a local copy): with file discovery and no\nTLS bootstrap token, it must carry credentials, as kubeadm join needs",
+  ],
   "tls-bootstrap-token",
   ["node", "nodeRegistration.name (default: the node's hostname, filled by kubeadm)"],
   ["cri-socket", "nodeRegistration.criSocket (default: detected by kubeadm)"],
@@ -76,7 +82,7 @@ const FLAGS = flagSet("join-config", [
 
 /** The flags that describe a new config (refused with FILE). */
 const RENDER_FLAGS = FLAGS.names.filter((n) =>
-  !["api-version", "output", "out", "force"].includes(n)
+  !["api-version", "output", "out", "force", "discovery-kubeconfig"].includes(n)
 );
 
 export const command: Command = {
@@ -98,18 +104,25 @@ Discovery, one of:
          per certificate), --discovery-token-ca-cert-hash, or
          --discovery-token-unsafe-skip-ca-verification
   file   --discovery-file PATH (the kubeconfig's path, or an https URL, on
-         the node; see 'joinkit discovery-file') and, unless that file has
-         credentials, --tls-bootstrap-token T (or --token T)
+         the node; see 'joinkit discovery-file') and --tls-bootstrap-token T
+         (or --token T); without one, --discovery-kubeconfig FILE (a local
+         copy of that file) must show credentials in it, else kubeadm join
+         fails on the node ("could not find authentication credentials ...")
 
 Control plane: --control-plane --certificate-key KEY (the key the
 kubeadm-certs Secret was encrypted with, 64 hex characters), optionally
 --apiserver-advertise-address IP and --apiserver-bind-port PORT.
 
 With FILE (a JoinConfiguration, or a stream holding one; - for stdin) it
-decodes and judges it as kubeadm join --config would, then prints it again,
-as --api-version (default: its own version). Fields kubeadm fills on the
-node (name, CRI socket, advertise address) are taken as filled; a discovery
-file path is not checked for existence (it is a path on the node).
+decodes and judges it as kubeadm join --config would (its loader: unknown
+fields are warnings; 'kubeadm config validate' would refuse them), with
+ValidateJoinConfiguration and then what kubeadm join refuses before it
+dials (malformed caCertHashes; file discovery without a TLS bootstrap token
+whose discovery file, given with --discovery-kubeconfig, has no
+credentials, or is not given), then prints it again, as --api-version
+(default: its own version). Fields kubeadm fills on the node (name, CRI
+socket, advertise address) are taken as filled; a discovery file path is
+not checked for existence (it is a path on the node).
 
 Usage:
   joinkit join-config --server HOST:PORT --token T --ca CA.crt [--node NAME] [flags]
@@ -120,8 +133,9 @@ ${FLAGS.help}
 Refusals: a malformed flag value, a node name that is not a DNS-1123
 subdomain, --control-plane without --certificate-key, a certificate key of
 the wrong length or not hex: exit 2. FILE not a JoinConfiguration of a known
-version, or not decodable: exit 1. FILE that kubeadm would reject: exit 3,
-with kubeadm's text. Token secrets and certificate keys are never printed
+version, or not decodable: exit 1. FILE that kubeadm join would reject, or
+file discovery without a TLS bootstrap token and no --discovery-kubeconfig
+to prove credentials: exit 3, with kubeadm's text. Token secrets and certificate keys are never printed
 on stderr.
 
 ${EXIT_CODES}
@@ -150,7 +164,12 @@ Examples:
       if (mixed.length > 0) {
         throw new UsageError(`FILE cannot be combined with --${mixed[0]}: it describes the config`);
       }
-      obj = revalidate(ctx.args[0]!, versionFlag, (l) => notes.push(l));
+      obj = revalidate(
+        ctx.args[0]!,
+        versionFlag,
+        flagString(ctx.flags, "discovery-kubeconfig"),
+        (l) => notes.push(l),
+      );
     } else {
       obj = await renderFromFlags(ctx.flags, versionFlag ?? "v1beta4");
     }
@@ -238,6 +257,17 @@ async function renderFromFlags(
     if (token && tls) throw new UsageError("--token and --tls-bootstrap-token: give one");
     const t = tls ?? token;
     if (t) opts.tlsBootstrapToken = tokenString(t);
+    else {
+      const kc = flagString(flags, "discovery-kubeconfig");
+      if (kc === undefined) {
+        throw new UsageError(
+          "--discovery-file without --tls-bootstrap-token: kubeadm join then needs credentials in the discovery file; give the token, or --discovery-kubeconfig FILE to show them",
+        );
+      }
+      if (!discoveryFileHasCredentials(kc)) {
+        throw new UsageError(`${NO_DISCOVERY_CREDENTIALS} (${kc} has none)`);
+      }
+    }
   } else {
     if (serverText === undefined) {
       throw new UsageError("missing discovery: give --server and --token, or --discovery-file");
@@ -313,16 +343,31 @@ async function renderFromFlags(
     opts.controlPlane = cp;
   }
 
+  if (file === undefined && flagString(flags, "discovery-kubeconfig") !== undefined) {
+    throw new UsageError("--discovery-kubeconfig belongs to file discovery (--discovery-file)");
+  }
   const obj = renderJoinConfiguration(opts);
   const errs = validateJoinConfig(joinConfigFromOptions(opts));
   if (errs.length) throw new UsageError(aggregateErrors(errs));
   return obj;
 }
 
+/** Whether a local discovery file's current user has credentials (kubeadm's rules; a bad file is a CheckError). */
+function discoveryFileHasCredentials(file: string): boolean {
+  const k = readInput(file);
+  try {
+    return checkDiscoveryFile(k.text).hasCredentials;
+  } catch (e) {
+    if (e instanceof CheckError) throw new CheckError(`${k.name}: ${e.message}`);
+    throw e;
+  }
+}
+
 /** FILE, decoded and judged as kubeadm join --config would; re-serialised as `target`. */
 function revalidate(
   file: string,
   target: "v1beta4" | "v1beta3" | undefined,
+  discoveryKubeconfig: string | undefined,
   stderr: (line: string) => void,
 ): Record<string, unknown> {
   const input = readInput(file);
@@ -341,8 +386,23 @@ function revalidate(
   if (joins.length > 1) throw new InputError(`${input.name}: more than one ${JOIN_KIND}`);
   const decoded = decodeJoinConfiguration(joins[0], input.name);
   for (const w of decoded.warnings) stderr(`warning: ${input.name}: ${w}`);
-  const errs = validateJoinConfig(decoded.config);
+  const d = decoded.config.discovery;
+  const needsCredentials = d.file !== undefined && d.bootstrapToken === undefined &&
+    (d.tlsBootstrapToken ?? "") === "";
+  if (discoveryKubeconfig !== undefined && d.file === undefined) {
+    throw new UsageError(`--discovery-kubeconfig: ${input.name} has no file discovery`);
+  }
+  const errs = validateJoinConfig(decoded.config, {
+    ...(discoveryKubeconfig !== undefined
+      ? { discoveryFileHasCredentials: discoveryFileHasCredentials(discoveryKubeconfig) }
+      : {}),
+  });
   if (errs.length) throw new CheckError(`${input.name}: ${aggregateErrors(errs)}`);
+  if (needsCredentials && discoveryKubeconfig === undefined) {
+    throw new CheckError(
+      `${input.name}: file discovery without discovery.tlsBootstrapToken: kubeadm join needs credentials in the discovery file; give it with --discovery-kubeconfig FILE to check`,
+    );
+  }
   const version = target ?? decoded.version;
   if (decoded.version === "v1beta3" && version === "v1beta3") {
     stderr(

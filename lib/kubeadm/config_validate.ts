@@ -139,6 +139,7 @@ export function validateKubeadmConfig(
       // config validate stops at ValidateJoinConfiguration (join checks the preflight list later).
       const errs = validateJoinConfig(decoded.config, {
         preflightList: false,
+        joinTime: false,
         ...(opts.fileExists ? { fileExists: opts.fileExists } : {}),
       });
       if (errs.length) {

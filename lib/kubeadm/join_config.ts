@@ -23,6 +23,7 @@ import { goSplitHostPort } from "../go/net.ts";
 import { goQuote } from "../go/quote.ts";
 import { goUrlParse } from "../go/url.ts";
 import { validateCertificateKey as certificateKeyProblem } from "../pki/aes_gcm.ts";
+import { PinSet } from "../pki/pin.ts";
 import type { KubeObject } from "../k8s/manifest.ts";
 import { isValidBootstrapToken } from "../tokens/token.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
@@ -616,6 +617,46 @@ export interface JoinValidationOptions {
   fileExists?: (path: string) => boolean;
   /** Also `ValidateIgnorePreflightErrors`, as `kubeadm join` does next (default true). */
   preflightList?: boolean;
+  /**
+   * Also what `kubeadm join` refuses after validation, before it dials
+   * anything (default true): malformed `caCertHashes` (`pubkeypin.Set.Allow`,
+   * "invalid discovery token CA certificate hash: …"), and file discovery
+   * without a TLS bootstrap token when the discovery file has no
+   * credentials (known only with `discoveryFileHasCredentials`).
+   */
+  joinTime?: boolean;
+  /**
+   * Whether the discovery file's current user carries credentials
+   * (`HasAuthenticationCredentials`); absent: the file is not at hand.
+   */
+  discoveryFileHasCredentials?: boolean;
+}
+
+/** kubeadm join's text when file discovery has neither credentials nor a TLS bootstrap token. */
+export const NO_DISCOVERY_CREDENTIALS =
+  "could not find authentication credentials for the TLS bootstrap process. Please use Token discovery, a discovery file with embedded authentication credentials or a discovery file without authentication credentials but with the TLSBootstrapToken flag";
+
+/**
+ * What `kubeadm join` refuses after `ValidateJoinConfiguration` and before
+ * it reaches the cluster (see {@link JoinValidationOptions.joinTime}).
+ */
+export function joinTimeProblems(cfg: JoinConfig, opts: JoinValidationOptions = {}): string[] {
+  const bt = cfg.discovery.bootstrapToken;
+  if (bt?.caCertHashes?.length) {
+    try {
+      new PinSet().allow(...bt.caCertHashes);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      return [`invalid discovery token CA certificate hash: ${e.message}`];
+    }
+  }
+  if (
+    cfg.discovery.file && !bt && (cfg.discovery.tlsBootstrapToken ?? "") === "" &&
+    opts.discoveryFileHasCredentials === false
+  ) {
+    return [NO_DISCOVERY_CREDENTIALS];
+  }
+  return [];
 }
 
 /**
@@ -742,9 +783,13 @@ export function validateJoinConfig(cfg: JoinConfig, opts: JoinValidationOptions 
       fieldInvalid("caCertPath", caCertPath, "the ca certificate path must be an absolute path"),
     );
   }
-  if (errs.length || opts.preflightList === false) return errs;
-  // Then kubeadm join checks the preflight list (newJoinData): the config's, no flags here.
-  return validateIgnorePreflightErrors([], n.ignorePreflightErrors ?? []).errors;
+  if (errs.length) return errs;
+  if (opts.preflightList !== false) {
+    // Then kubeadm join checks the preflight list (newJoinData): the config's, no flags here.
+    const e = validateIgnorePreflightErrors([], n.ignorePreflightErrors ?? []).errors;
+    if (e.length) return e;
+  }
+  return opts.joinTime === false ? [] : joinTimeProblems(cfg, opts);
 }
 
 /**

@@ -237,3 +237,93 @@ bootstrapTokens:
     cleanup();
   }
 });
+
+/** A discovery kubeconfig for the demo CA; `token` gives its user credentials. */
+function discoveryKubeconfig(dir: string, name: string, token?: string): string {
+  const ca = fs.readFileSync(CA).toString("base64");
+  const user = token
+    ? `contexts:\n- context: {cluster: kubernetes, user: u}\n  name: c\ncurrent-context: c\nusers:\n- name: u\n  user: {token: ${token}}\n`
+    : `contexts: []\ncurrent-context: ""\nusers: []\n`;
+  const file = path.join(dir, name);
+  fs.writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority-data: ${ca}\n    server: https://10.0.0.1:6443\n  name: ${token ? "kubernetes" : '""'}\n${user}`,
+  );
+  return file;
+}
+
+Deno.test("CLI join-config FILE refuses what kubeadm join refuses: a malformed caCertHashes entry (exit 3)", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const cases: [string, RegExp][] = [
+      [
+        "sha256:zz",
+        /invalid discovery token CA certificate hash: invalid hash "sha256:zz", expected a 32 byte SHA-256 hash, found 1 bytes$/,
+      ],
+      [
+        "md5:" + "ab".repeat(16),
+        /invalid discovery token CA certificate hash: unknown hash format "md5"/,
+      ],
+      [
+        PIN.slice(7),
+        /invalid discovery token CA certificate hash: invalid hash, expected "format:hex-value"/,
+      ],
+    ];
+    for (const [hash, want] of cases) {
+      const f = path.join(dir, "join.yaml");
+      fs.writeFileSync(
+        f,
+        `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken: {apiServerEndpoint: "10.0.0.1:6443", token: ${T}, caCertHashes: ["${hash}"]}\n`,
+      );
+      const r = await runCli(["join-config", f]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(r.stdout, "");
+      assert.match(r.stderr.trim(), want);
+      assert.ok(!r.stderr.includes(SECRET));
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI join-config file discovery needs a TLS bootstrap token or credentials in the discovery file", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const bare = discoveryKubeconfig(dir, "bare.conf");
+    const withToken = discoveryKubeconfig(dir, "creds.conf", T);
+    const flags = ["join-config", "--discovery-file", "/etc/kubernetes/discovery.conf"];
+    let r = await runCli(flags);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /--discovery-file without --tls-bootstrap-token: kubeadm join then needs credentials/,
+    );
+    r = await runCli([...flags, "--discovery-kubeconfig", bare]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /could not find authentication credentials for the TLS bootstrap process/,
+    );
+    r = await runCli([...flags, "--discovery-kubeconfig", withToken]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /kubeConfigPath: \/etc\/kubernetes\/discovery\.conf/);
+    assert.ok(!r.stderr.includes(SECRET));
+
+    // The same rule for a FILE: unproven credentials are not called valid.
+    const f = path.join(dir, "file.yaml");
+    fs.writeFileSync(f, r.stdout);
+    r = await runCli(["join-config", f]);
+    assert.equal(r.code, 3);
+    assert.match(
+      r.stderr,
+      /file discovery without discovery\.tlsBootstrapToken: kubeadm join needs credentials/,
+    );
+    r = await runCli(["join-config", f, "--discovery-kubeconfig", bare]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /could not find authentication credentials/);
+    r = await runCli(["join-config", f, "--discovery-kubeconfig", withToken]);
+    assert.equal(r.code, 0, r.stderr);
+  } finally {
+    cleanup();
+  }
+});

@@ -7,6 +7,7 @@ import {
   decodeJoinConfiguration,
   type JoinConfig,
   joinConfigObject,
+  NO_DISCOVERY_CREDENTIALS,
   NODE_NAME_REQUIRED,
   nodeDefaultedFields,
   renderJoinConfiguration,
@@ -583,4 +584,36 @@ Deno.test("validateIgnorePreflightErrors() on TestValidateIgnorePreflightErrors"
   assert.equal(validateJoinConfig(c).length, 1);
   c.nodeRegistration.name = "bad_name";
   assert.match(validateJoinConfig(c)[0]!, /^nodeRegistration\.name/);
+});
+
+Deno.test("validateJoinConfig() adds kubeadm join's own refusals: malformed pins, file discovery without credentials", () => {
+  const base: JoinConfig = {
+    nodeRegistration: { name: "w" },
+    discovery: {
+      bootstrapToken: {
+        token: "abcdef.0123456789abcdef",
+        apiServerEndpoint: "10.0.0.1:6443",
+        caCertHashes: ["sha256:zz"],
+      },
+    },
+  };
+  assert.deepEqual(validateJoinConfig(base), [
+    'invalid discovery token CA certificate hash: invalid hash "sha256:zz", expected a 32 byte SHA-256 hash, found 1 bytes',
+  ]);
+  assert.deepEqual(
+    validateJoinConfig(base, { joinTime: false }),
+    [],
+    "config validate does not check pins",
+  );
+  const file: JoinConfig = {
+    nodeRegistration: { name: "w" },
+    discovery: { file: { kubeConfigPath: "/etc/kubernetes/d.conf" } },
+  };
+  assert.deepEqual(validateJoinConfig(file), [], "the file is not at hand");
+  assert.deepEqual(validateJoinConfig(file, { discoveryFileHasCredentials: true }), []);
+  assert.deepEqual(validateJoinConfig(file, { discoveryFileHasCredentials: false }), [
+    NO_DISCOVERY_CREDENTIALS,
+  ]);
+  file.discovery.tlsBootstrapToken = "abcdef.0123456789abcdef";
+  assert.deepEqual(validateJoinConfig(file, { discoveryFileHasCredentials: false }), []);
 });
