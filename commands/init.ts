@@ -92,11 +92,14 @@ derived from cluster-info; join-config.yaml read back with kubeadm's rules)
 and fails with exit 3 if anything disagrees.
 
 With --config FILE (a kubeadm InitConfiguration, v1beta4 or v1beta3, with an
-optional ClusterConfiguration) the tokens come from its bootstrapTokens
-(kubeadm's defaults and validation; a token it leaves out is generated) and
-the server from controlPlaneEndpoint (bindPort added when it has no port),
-else from localAPIEndpoint, else from --server. As in kubeadm, --config
-cannot be mixed with --token, --ttl or --description.
+optional ClusterConfiguration) the whole file is read and judged as
+'kubeadm init --config' does (kubeadm v1.32's defaults and
+ValidateInitConfiguration, every field, used here or not; unknown fields
+are warnings, as in kubeadm init; exit 1 with kubeadm's text otherwise);
+the tokens come from its bootstrapTokens (a token it leaves out is
+generated) and the server from controlPlaneEndpoint (bindPort added when it
+has no port), else from localAPIEndpoint, else from --server. As in
+kubeadm, --config cannot be mixed with --token, --ttl or --description.
 
 Where the join material goes (init never leaves you unable to join):
   --out-dir DIR      the manifests, bootstrap-kubelet.conf, the join command
