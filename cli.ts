@@ -13,7 +13,13 @@
  */
 
 import { parseArgs } from "node:util";
-import type { Context, Flags, Options } from "./commands/_command.ts";
+import {
+  type Command,
+  type Context,
+  type Flags,
+  type Options,
+  probes,
+} from "./commands/_command.ts";
 import {
   diagnosticLine,
   ExitCode,
@@ -314,6 +320,40 @@ export function reportInternalError(e: unknown, io: Io): void {
 }
 
 /**
+ * When `e` says an argument or required flag is missing, the first malformed
+ * flag value the command would have met after it, else undefined. The
+ * command runs again as a probe: the missing readers stand in placeholders
+ * (commands/_flags.ts), nothing is printed or written (commands/_io.ts),
+ * and it stops at the first error; only a flag reader's refusal of a value
+ * that was given counts. `_flags.ts` is loaded only on this path.
+ */
+async function flagValueErrorBehind(
+  e: unknown,
+  command: Command,
+  ctx: Context,
+): Promise<unknown> {
+  if (!(e instanceof UsageError)) return undefined;
+  const f = await import("./commands/_flags.ts");
+  if (!f.isMissingError(e)) return undefined;
+  const probe: Context = {
+    args: [...ctx.args],
+    flags: f.probeFlags(ctx.flags),
+    now: ctx.now,
+    stdout() {},
+    stderr() {},
+  };
+  probes.running++;
+  try {
+    await command.run(probe);
+  } catch (p) {
+    if (f.isFlagValueError(p)) return p;
+  } finally {
+    probes.running--;
+  }
+  return undefined;
+}
+
+/**
  * Runs joinkit with `argv` (the arguments after the program name) and
  * returns the exit code: 0 success, 1 bad input, 2 usage error, 3 a check
  * said no. Never throws: every error becomes its exit code and one
@@ -417,7 +457,13 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         enumerable: true,
       });
     }
-    const code = await command.run(ctx);
+    let code;
+    try {
+      code = await command.run(ctx);
+    } catch (e) {
+      // Cobra's order: a malformed flag value before a missing argument or required flag.
+      throw (await flagValueErrorBehind(e, command, ctx)) ?? e;
+    }
     return code ?? ExitCode.ok;
   } catch (e) {
     io.onError?.(e);

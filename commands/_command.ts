@@ -51,6 +51,13 @@ export interface Command {
   run(ctx: Context): Promise<number | void> | number | void;
 }
 
+/**
+ * Probe runs in progress (cli.ts runs a command again when it stopped at a
+ * missing argument, to report a malformed flag value first, as cobra
+ * does): while one runs, commands/_io.ts writes nothing.
+ */
+export const probes = { running: 0 };
+
 /** The exit-code section every command's help ends with. */
 export const EXIT_CODES = `Exit codes:
   0  success

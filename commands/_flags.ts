@@ -3,7 +3,9 @@
  * once: its name, short form, the value syntax its help shows, its help line,
  * the old names it still answers to, and (through the typed readers below)
  * how its value is parsed. A malformed flag value is always a
- * {@link UsageError} (exit 2), with one message per kind of value.
+ * {@link UsageError} (exit 2), with one message per kind of value, and is
+ * reported before a missing argument or required flag, as cobra orders them
+ * (see {@link probeFlags}).
  *
  * A command picks its flags by name with {@link flagSet}, which gives both
  * the `node:util` `parseArgs` options and the generated "Flags:" section of
@@ -12,7 +14,7 @@
  * @module
  */
 
-import { InputError, UsageError } from "../lib/base/errors.ts";
+import { InputError, JoinkitError, UsageError } from "../lib/base/errors.ts";
 import { parseDuration } from "../lib/go/duration.ts";
 import { parseRfc3339 } from "../lib/go/time.ts";
 import { parseJoinEndpoint, parseServerUrl, type ServerAddress } from "../lib/k8s/server_url.ts";
@@ -384,6 +386,10 @@ export function givenName(flags: Flags, name: string): string {
  * the name the user typed; giving both is a usage error.
  */
 function single(flags: Flags, name: string): { flag: string; value: string } | undefined {
+  return valueError(() => singleValue(flags, name));
+}
+
+function singleValue(flags: Flags, name: string): { flag: string; value: string } | undefined {
   const used = given(flags, name);
   if (used.length === 0) return undefined;
   if (used.length > 1) {
@@ -399,13 +405,83 @@ function single(flags: Flags, name: string): { flag: string; value: string } | u
 }
 
 // ---------------------------------------------------------------------------
+// Cobra's order: a malformed flag value is reported before a missing argument or
+// required flag. A command reads its flags in its own order, so when it stops at a
+// missing one, the dispatcher runs it again as a probe (cli.ts): the missing readers
+// then stand in a placeholder instead of throwing, writes are refused (_io.ts), and
+// the first malformed value a reader meets is reported instead.
+
+/** Flags objects of probe runs (see {@link probeFlags}). */
+const PROBES = new WeakSet<Flags>();
+/** Errors a reader threw for a malformed value of a flag that was given. */
+const VALUE_ERRORS = new WeakSet<Error>();
+/** Errors that say an argument or a required flag is missing. */
+const MISSING_ERRORS = new WeakSet<Error>();
+
+/** Marks `flags` as a probe run's: the missing readers stand in placeholders. */
+export function probeFlags(flags: Flags): Flags {
+  const copy = { ...flags };
+  PROBES.add(copy);
+  return copy;
+}
+
+/** Whether `flags` belong to a probe run. */
+export function isProbe(flags: Flags): boolean {
+  return PROBES.has(flags);
+}
+
+/** Whether `e` is a flag reader's refusal of a malformed value. */
+export function isFlagValueError(e: unknown): boolean {
+  return e instanceof Error && VALUE_ERRORS.has(e);
+}
+
+/**
+ * Whether `e` says an argument or required flag is missing: thrown by the
+ * readers below, or a command's own `missing required flag` / `missing
+ * argument` usage error.
+ */
+export function isMissingError(e: unknown): boolean {
+  return e instanceof Error && (MISSING_ERRORS.has(e) ||
+    (e instanceof UsageError && /^missing (?:argument|required flag)\b/.test(e.message)));
+}
+
+function missing(message: string): UsageError {
+  const e = new UsageError(message);
+  MISSING_ERRORS.add(e);
+  return e;
+}
+
+/** A value error thrown as it is, marked as a flag value's (same text, same exit code). */
+function valueError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof JoinkitError) VALUE_ERRORS.add(e);
+    throw e;
+  }
+}
+
+/** What a probe run's missing string flag stands in with: no file or name can hold NUL. */
+const PLACEHOLDER = "\0joinkit-probe";
+
+/**
+ * Says a required flag (`--secrets`, `--node (or a NODES file)`) is missing:
+ * throws, except in a probe run, where the command goes on reading flags.
+ */
+export function missingFlag(flags: Flags, what: string): void {
+  if (!isProbe(flags)) throw missing(`missing required flag ${what}`);
+}
+
+// ---------------------------------------------------------------------------
 // Readers. Each kind of value has one parser and one error message.
 
 /** A string flag, or `undefined` when absent (old names included). */
 export function flagString(flags: Flags, name: string): string | undefined {
   const used = given(flags, name);
   if (used.length > 1) {
-    throw new UsageError(`--${used[0]} and --${used[1]} are the same flag: give one`);
+    throw valueError(() => {
+      throw new UsageError(`--${used[0]} and --${used[1]} are the same flag: give one`);
+    });
   }
   const v = flags[used[0] ?? name];
   if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined;
@@ -415,14 +491,29 @@ export function flagString(flags: Flags, name: string): string | undefined {
 /** A string flag that must be present. */
 export function requireString(flags: Flags, name: string): string {
   const v = flagString(flags, name);
-  if (v === undefined) throw new UsageError(`missing required flag --${name}`);
+  if (v === undefined) {
+    if (isProbe(flags)) return PLACEHOLDER;
+    throw missing(`missing required flag --${name}`);
+  }
   return v;
+}
+
+/**
+ * A required string flag parsed by `parse` (a command's own value syntax,
+ * e.g. the certificate key), whose refusal counts as a malformed flag
+ * value (reported before a missing argument). A probe run stops here when
+ * the flag is absent.
+ */
+export function requireParsed<T>(flags: Flags, name: string, parse: (value: string) => T): T {
+  const v = requireString(flags, name);
+  if (v === PLACEHOLDER) throw new Error(`probe run: --${name} is missing`);
+  return valueError(() => parse(v));
 }
 
 /** A string flag that, when given, must not be empty. */
 export function flagNonEmpty(flags: Flags, name: string): string | undefined {
   const v = flagString(flags, name);
-  if (v === "") throw new UsageError(`--${name} must not be empty`);
+  if (v === "") throw valueError(() => new UsageError(`--${name} must not be empty`));
   return v;
 }
 
@@ -455,7 +546,7 @@ export function flagInt(
   if (g === undefined) return fallback;
   const v = g.value;
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-    throw new UsageError(
+    throw marked(
       `--${g.flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`,
     );
   }
@@ -472,7 +563,7 @@ export function flagChoice<T extends string>(
   const g = single(flags, name);
   if (g === undefined) return fallback;
   if (!(choices as readonly string[]).includes(g.value)) {
-    throw new UsageError(
+    throw marked(
       `--${g.flag} must be one of ${choices.join("|")}, got ${JSON.stringify(g.value)}`,
     );
   }
@@ -499,7 +590,14 @@ export function optionalOutput<T extends string>(
 
 /** The message every malformed duration gets (pflag's, as kubeadm prints it for --ttl). */
 function durationError(flag: string, value: string, why: string): UsageError {
-  return new UsageError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
+  return marked(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
+}
+
+/** A usage error for a malformed value of a flag that was given. */
+function marked(message: string): UsageError {
+  const e = new UsageError(message);
+  VALUE_ERRORS.add(e);
+  return e;
 }
 
 /**
@@ -530,7 +628,8 @@ export function parseTimeFlag(text: string, flag: string): Date {
   try {
     return parseRfc3339(text, `--${flag}`);
   } catch (e) {
-    if (e instanceof InputError) throw new UsageError(e.message);
+    if (e instanceof InputError) throw marked(e.message);
+    if (e instanceof JoinkitError) VALUE_ERRORS.add(e);
     throw e;
   }
 }
@@ -557,14 +656,17 @@ export function clockFlag(ctx: Context): Date {
 /** One `--token` value, parsed at the edge; malformed or repeated is a usage error. */
 export function flagToken(flags: Flags): Token | undefined {
   const all = flagList(flags, "token");
-  if (all.length > 1) throw new UsageError("--token given more than once");
-  return all.length ? parseToken(all[0]!, "--token") : undefined;
+  if (all.length > 1) throw marked("--token given more than once");
+  return all.length ? valueError(() => parseToken(all[0]!, "--token")) : undefined;
 }
 
 /** A `--token` that must be present. */
 export function requireToken(flags: Flags): Token {
   const t = flagToken(flags);
-  if (t === undefined) throw new UsageError("missing required flag --token");
+  if (t === undefined) {
+    if (isProbe(flags)) return parseToken("abcdef.0123456789abcdef", "--token");
+    throw missing("missing required flag --token");
+  }
   return t;
 }
 
@@ -572,12 +674,12 @@ export function requireToken(flags: Flags): Token {
 export function flagTokens(flags: Flags): Token[] {
   const tokens: Token[] = [];
   for (const text of flagList(flags, "token")) {
-    const t = parseToken(text, "--token");
+    const t = valueError(() => parseToken(text, "--token"));
     const same = tokens.find((x) => x.id === t.id);
     if (same === undefined) tokens.push(t);
     else if (same.secret !== t.secret) {
       // Two secrets for one ID: one Secret would not match the other's signature.
-      throw new UsageError(`token ID ${JSON.stringify(t.id)} given twice with different secrets`);
+      throw marked(`token ID ${JSON.stringify(t.id)} given twice with different secrets`);
     }
   }
   return tokens;
@@ -589,12 +691,17 @@ export function flagTokens(flags: Flags): Token[] {
  * usage error. The same rule for every command.
  */
 export function parseServerFlag(text: string): ServerAddress {
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return parseServerUrl(text, "--server");
-  return parseJoinEndpoint(text, "--server");
+  return valueError(() => {
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return parseServerUrl(text, "--server");
+    return parseJoinEndpoint(text, "--server");
+  });
 }
 
 /** `--server`, required. */
 export function requireServer(flags: Flags): ServerAddress {
+  if (isProbe(flags) && flagString(flags, "server") === undefined) {
+    return parseServerFlag("https://127.0.0.1:6443");
+  }
   return parseServerFlag(requireString(flags, "server"));
 }
 
@@ -608,7 +715,7 @@ export function flagPins(flags: Flags): string[] {
   try {
     new PinSet().allow(...pins);
   } catch (e) {
-    throw new UsageError(`invalid discovery token CA certificate hash: ${(e as Error).message}`);
+    throw marked(`invalid discovery token CA certificate hash: ${(e as Error).message}`);
   }
   return pins;
 }
@@ -626,13 +733,13 @@ export function flagOut(flags: Flags): string | undefined {
 /** `--out-dir DIR`, required; an empty name is a usage error. */
 export function requireOutDir(flags: Flags): string {
   const v = requireString(flags, "out-dir");
-  if (v === "") throw new UsageError("--out-dir must not be empty");
+  if (v === "") throw marked("--out-dir must not be empty");
   return v;
 }
 
 /** Checks the number of positional arguments. */
 export function expectArgs(ctx: Context, min: number, max: number, what: string): void {
-  if (ctx.args.length < min) throw new UsageError(`missing argument: ${what}`);
+  if (ctx.args.length < min && !isProbe(ctx.flags)) throw missing(`missing argument: ${what}`);
   if (ctx.args.length > max) {
     throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[max])}`);
   }

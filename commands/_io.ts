@@ -19,6 +19,7 @@ import { InputError } from "../lib/base/errors.ts";
 import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
 import { JsonListReader } from "../lib/k8s/json_stream.ts";
 import { memoryCheckpoint } from "./_memory.ts";
+import { probes } from "./_command.ts";
 import { describeIoError as describe, type Input, nodeFs, readInput } from "./_read.ts";
 
 export { type Input, readInput } from "./_read.ts";
@@ -660,6 +661,8 @@ export interface OutputFile {
  * later as real directories).
  */
 export function refuseLinks(file: string, root?: string): void {
+  // Every writer comes here first: a probe run (cli.ts, flags only) never writes.
+  if (probes.running > 0) throw new Error("probe run: nothing is written");
   const fs = nodeFs();
   const isLink = (p: string): boolean => {
     try {
@@ -870,6 +873,7 @@ export function writeFileAtomic(file: OutputFile, force: boolean): void {
  * link (see {@link refuseLinks}); `root` itself may be one.
  */
 export function ensureDir(dir: string, mode = 0o755, root?: string): void {
+  if (probes.running > 0) throw new Error("probe run: nothing is written");
   const fs = nodeFs();
   if (root !== undefined) {
     ensureDir(root, mode);
@@ -907,6 +911,7 @@ export function symlinkAtomic(
   root?: string,
 ): void {
   const fs = nodeFs();
+  if (probes.running > 0) throw new Error("probe run: nothing is written");
   // The link itself may be replaced (it is what this writes); the directories to it may not.
   if (root !== undefined) refuseLinks(path.join(path.dirname(link), "x"), root);
   try {

@@ -5,10 +5,17 @@
  */
 
 import { extractCertificates } from "../lib/pki/certsource.ts";
-import { CheckError, UsageError } from "../lib/base/errors.ts";
+import { CheckError } from "../lib/base/errors.ts";
 import { caCertHash, PinSet } from "../lib/pki/pin.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagPins, flagSet, optionalOutput, renderData } from "./_flags.ts";
+import {
+  expectArgs,
+  flagPins,
+  flagSet,
+  missingFlag,
+  optionalOutput,
+  renderData,
+} from "./_flags.ts";
 import { readInput } from "./_read.ts";
 
 const FLAGS = flagSet("ca pin-check", [
@@ -56,9 +63,7 @@ Examples:
   async run(ctx) {
     expectArgs(ctx, 1, 1, "FILE");
     const hashes = flagPins(ctx.flags);
-    if (hashes.length === 0) {
-      throw new UsageError("missing required flag --discovery-token-ca-cert-hash");
-    }
+    if (hashes.length === 0) missingFlag(ctx.flags, "--discovery-token-ca-cert-hash");
     const format = optionalOutput(ctx.flags, ["text", "json", "yaml"] as const) ?? "text";
     const pins = new PinSet();
     pins.allow(...hashes);

@@ -31,7 +31,7 @@ import {
   flagSet,
   optionalOutput,
   renderData,
-  requireString,
+  requireParsed,
 } from "./_flags.ts";
 import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
 import { readInput } from "./_read.ts";
@@ -94,12 +94,12 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, 1, "SECRET");
-    const key = certificateKeyBytes(requireString(ctx.flags, "certificate-key"));
     const format = optionalOutput(ctx.flags, ["json", "yaml"] as const);
     const outDir = flagNonEmpty(ctx.flags, "out-dir");
     const pkiDir = flagNonEmpty(ctx.flags, "pki-dir");
     const force = flagBool(ctx.flags, "force");
     const flagsEtcd = externalEtcdFlags(ctx);
+    const key = requireParsed(ctx.flags, "certificate-key", certificateKeyBytes);
 
     const input = readInput(ctx.args[0]!);
     const secret = findKubeadmCertsSecret(input.text, input.name);

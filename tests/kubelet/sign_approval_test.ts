@@ -62,7 +62,15 @@ function object(name: string, conditions: Record<string, unknown>[], pem = goodP
 }
 
 // [what, conditions, request, approve, signed?, the refusal's reason, conditions added]
-const ROWS: [string, Record<string, unknown>[], string, boolean, boolean, string?, string[]?][] = [
+const ROWS: [
+  string,
+  Record<string, unknown>[],
+  string,
+  boolean,
+  boolean,
+  (string | undefined)?,
+  string[]?,
+][] = [
   ["pending", [], goodPem, false, false, NOT_APPROVED],
   ["pending, approved by this run", [], goodPem, true, true, undefined, ["Approved"]],
   ["approved", [cond("Approved")], goodPem, false, true],
