@@ -75,10 +75,12 @@ export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// The secret half of anything shaped like a bootstrap token, in either case: 16 letters or
-// digits after a dot that follows a letter or digit. The ID part may be cut short or run into
-// other text (a value quoted from a mangled file); the secret part may not.
-const TOKEN_LIKE = /(?<=[A-Za-z0-9])\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/g;
+// The secret half of anything shaped like a bootstrap token, in either case: 16 lower-case
+// letters or digits (or 16 upper-case ones: a token typed in capitals) after a dot that follows
+// a letter or digit. The ID part may be cut short or run into other text (a value quoted from a
+// mangled file); the secret part may not. Mixed case is an ordinary word, not a token: a field
+// path such as `nodeRegistration.kubeletExtraArgs` stays as it is.
+const TOKEN_LIKE = /(?<=[A-Za-z0-9])\.(?:[a-z0-9]{16}|[A-Z0-9]{16})(?![A-Za-z0-9])/g;
 
 /**
  * Replaces the secret half of anything shaped like a bootstrap token with

@@ -247,7 +247,9 @@ function discoveryKubeconfig(dir: string, name: string, token?: string): string 
   const file = path.join(dir, name);
   fs.writeFileSync(
     file,
-    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority-data: ${ca}\n    server: https://10.0.0.1:6443\n  name: ${token ? "kubernetes" : '""'}\n${user}`,
+    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority-data: ${ca}\n    server: https://10.0.0.1:6443\n  name: ${
+      token ? "kubernetes" : '""'
+    }\n${user}`,
   );
   return file;
 }
@@ -323,6 +325,25 @@ Deno.test("CLI join-config file discovery needs a TLS bootstrap token or credent
     assert.match(r.stderr, /could not find authentication credentials/);
     r = await runCli(["join-config", f, "--discovery-kubeconfig", withToken]);
     assert.equal(r.code, 0, r.stderr);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI join-config FILE names nodeRegistration.kubeletExtraArgs in its refusal (the redactor keeps field paths)", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const f = path.join(dir, "join.yaml");
+    fs.writeFileSync(
+      f,
+      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs: [{name: "", value: x}]\ndiscovery:\n  bootstrapToken: {apiServerEndpoint: "10.0.0.1:6443", token: ${T}, caCertHashes: ["${PIN}"]}\n`,
+    );
+    const r = await runCli(["join-config", f]);
+    assert.equal(r.code, 3);
+    assert.equal(
+      r.stderr,
+      `error: ${f}: nodeRegistration.kubeletExtraArgs: Invalid value: "index 0": argument has no name\n`,
+    );
   } finally {
     cleanup();
   }
