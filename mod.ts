@@ -154,8 +154,18 @@ export type KubernetesObject = { [field: string]: unknown };
 /** PEM text, as a string or its bytes. */
 export type Pem = string | Uint8Array;
 
-/** Key types joinkit makes, kubeadm's names in lower case (`rsa-2048` is kubeadm's default). */
-export type KeyKind = KeyType;
+/** Key types joinkit makes (`rsa-2048` is kubeadm's default). */
+export type KeyKind =
+  | "rsa-2048"
+  | "rsa-3072"
+  | "rsa-4096"
+  | "ecdsa-p256"
+  | "ecdsa-p384"
+  | "ed25519";
+
+// The library offers exactly lib/'s key types: a type error here when the two lists part.
+const _keyKinds: readonly KeyKind[] = KEY_TYPES satisfies readonly KeyType[];
+const _keyTypes: readonly KeyType[] = [] as KeyKind[];
 
 /**
  * joinkit's version (the package's `version`).
@@ -312,7 +322,7 @@ export interface CreatedCa {
 export function createCa(options: CreateCaOptions = {}): Promise<CreatedCa> {
   return lifted(async () => {
     const keyType = options.keyType ?? "rsa-2048";
-    if (!KEY_TYPES.includes(keyType)) {
+    if (!(KEY_TYPES as readonly string[]).includes(keyType)) {
       throw new InvalidInputError(
         `unknown key type ${JSON.stringify(keyType)} (want one of ${KEY_TYPES.join(", ")})`,
       );
@@ -330,7 +340,12 @@ export function createCa(options: CreateCaOptions = {}): Promise<CreatedCa> {
       ? parseDuration(v)
       : v;
     if (!(validityMs > 0)) throw new InvalidInputError("validity must be positive");
-    const ca = await create({ commonName, keyType, now: options.now ?? new Date(), validityMs });
+    const ca = await create({
+      commonName,
+      keyType: keyType as KeyType,
+      now: options.now ?? new Date(),
+      validityMs,
+    });
     return {
       certificate: ca.certPem,
       privateKey: ca.keyPem,

