@@ -8,8 +8,9 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import * as path from "node:path";
-import { CheckError, InputError, UsageError } from "../lib/base/errors.ts";
+import { CheckError, InputError, quote, UsageError } from "../lib/base/errors.ts";
 import { aggregateErrors } from "../lib/go/aggregate.ts";
 import { parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
 import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
@@ -20,7 +21,14 @@ import {
   joinConfigObject,
   validateJoinConfig,
 } from "../lib/kubeadm/join_config.ts";
-import { cloudConfig, ignitionConfig, type PayloadFile } from "../lib/phases/node_payload.ts";
+import {
+  cloudConfig,
+  ignitionConfig,
+  type PayloadFile,
+  refuseUnreadableJoinYaml,
+} from "../lib/phases/node_payload.ts";
+import { userFilePathProblem } from "../lib/phases/node_payload_paths.ts";
+import { goUrlParse } from "../lib/go/url.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
@@ -144,30 +152,34 @@ Examples:
     const { config, version, source, warnings } = readJoinConfig(configPath);
     const files: PayloadFile[] = [];
     const file = config.discovery.file?.kubeConfigPath;
-    const fileOnNode = file !== undefined && !/^https:\/\//i.test(file);
-    if (fileOnNode && !file!.startsWith("/")) {
+    const onNode = file === undefined ? undefined : nodePathOf(file);
+    const field = `${source}: discovery.file.kubeConfigPath ${quote(file ?? "")}`;
+    if (onNode !== undefined && kubeconfigPath === undefined) {
       throw new UsageError(
-        `${source}: discovery.file.kubeConfigPath ${
-          JSON.stringify(file)
-        } is not an absolute path: a payload cannot place it`,
+        `${source}: file discovery reads ${onNode} on the node: give --discovery-kubeconfig FILE to carry it (see 'joinkit discovery-file')`,
       );
     }
-    if (fileOnNode && kubeconfigPath === undefined) {
-      throw new UsageError(
-        `${source}: file discovery reads ${file} on the node: give --discovery-kubeconfig FILE to carry it (see 'joinkit discovery-file')`,
-      );
-    }
-    if (!fileOnNode && kubeconfigPath !== undefined) {
+    if (onNode === undefined && kubeconfigPath !== undefined) {
       throw new UsageError(
         `--discovery-kubeconfig: ${source} has no file discovery with a path (discovery.file.kubeConfigPath)`,
       );
     }
-    if (fileOnNode) {
+    if (onNode !== undefined) {
+      const problem = userFilePathProblem(onNode, {
+        format,
+        controlPlane: config.controlPlane !== undefined,
+        ...(config.caCertPath ? { caCertPath: config.caCertPath } : {}),
+        ignorePreflightErrors: config.nodeRegistration.ignorePreflightErrors ?? [],
+      });
+      if (problem !== undefined) throw new UsageError(`${field}: ${problem}`);
       const k = readInput(kubeconfigPath!);
+      if (!Buffer.from(k.text, "utf8").equals(Buffer.from(k.bytes))) {
+        throw new InputError(`${k.name}: not UTF-8 text: a kubeconfig is YAML`);
+      }
       const parsed = parseKubeconfig(k.text, k.name);
       const secret = parsed.users.some((u) => u.hasCredentials);
       files.push({
-        path: file!,
+        path: onNode,
         owner: "root:root",
         permissions: secret ? "0600" : "0640",
         content: k.text,
@@ -187,7 +199,9 @@ Examples:
           `${source}${node !== undefined ? ` (node ${node})` : ""}: ${aggregateErrors(errs)}`,
         );
       }
-      const joinYaml = toYaml(joinConfigObject(cfg, version));
+      const object = joinConfigObject(cfg, version);
+      const joinYaml = toYaml(object);
+      refuseUnreadableJoinYaml(joinYaml, object, source);
       const input = { joinYaml, controlPlane: cfg.controlPlane !== undefined, files };
       const text = format === "cloud-config"
         ? cloudConfig(input)
@@ -228,4 +242,25 @@ function readJoinConfig(
     source: input.name,
     warnings: decoded.warnings.map((w) => `warning: ${input.name}: ${w}`),
   };
+}
+
+/**
+ * Where file discovery's kubeconfig lives on the node, or undefined when
+ * kubeadm fetches it (an https URL) or the value is no file at all (left to
+ * kubeadm's validation): a plain path as it is, a `file://` URL's path, as
+ * kubeadm's defaulting takes it.
+ */
+function nodePathOf(kubeConfigPath: string): string | undefined {
+  const u = goUrlParse(kubeConfigPath);
+  if (!u.ok) return undefined;
+  if (u.scheme.toLowerCase() === "file") return goUnescapePath(u.path);
+  return u.scheme === "" ? kubeConfigPath : undefined;
+}
+
+/** `url.URL.Path`'s unescaping of a path `goUrlParse` accepted (its escapes are valid). */
+function goUnescapePath(escaped: string): string {
+  return escaped.replace(
+    /(?:%[0-9A-Fa-f]{2})+/g,
+    (run) => Buffer.from(run.replaceAll("%", ""), "hex").toString("utf8"),
+  );
 }

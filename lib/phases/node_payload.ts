@@ -7,12 +7,28 @@
  * Ignition spec v3 form (CABPK converts to spec 2.3 through Flatcar's
  * transpiler; v3 drops `filesystem`, and every v3 Ignition reads 3.0.0).
  *
+ * What reaches the node is byte for byte what joinkit rendered and judged:
+ * no `## template: jinja` header (cloud-init would render the whole
+ * payload with Jinja2 as root, so a `{{ … }}` in any value would run and a
+ * lone `{%` would drop the user data), every file's bytes carried exactly
+ * (a block scalar only where a YAML 1.1 reader gives the same bytes back,
+ * else base64), paths as escaped YAML scalars, and commands built from
+ * argv words each quoted as one shell word. Both renderers end with a
+ * self-check (the cloud-config read back with js-yaml; the Ignition config
+ * judged by `ignition_validate.ts` and its data URLs decoded) and throw
+ * `CheckError` when it fails.
+ *
  * Pure: it takes the rendered JoinConfiguration YAML and file contents.
  *
  * @module
  */
 
 import { Buffer } from "node:buffer";
+import { load, YAML11_SCHEMA } from "js-yaml";
+import { CheckError, UsageError } from "../base/errors.ts";
+import { isObject } from "../base/object.ts";
+import { dataUrlBytes, validateIgnitionConfig } from "./ignition_validate.ts";
+import { blockScalarSafe, shellJoin, yaml11UnsafeChar, yamlScalar } from "./node_payload_text.ts";
 
 /** Where CABPK's cloud-config puts the JoinConfiguration. */
 export const CLOUD_INIT_JOIN_CONFIG = "/run/kubeadm/kubeadm-join-config.yaml";
@@ -25,10 +41,18 @@ export const PLACEHOLDER_CONTENT =
   "This placeholder file is used to create the /run/cluster-api sub directory in a way that is compatible with both Linux and Windows (mkdir -p /run/cluster-api does not work with Windows)";
 
 /** The sentinel CABPK's runcmd writes after a successful join. */
-export const SENTINEL_COMMAND = "echo success > /run/cluster-api/bootstrap-success.complete";
+export const SENTINEL_PATH = "/run/cluster-api/bootstrap-success.complete";
 
-/** cloud-init's header as CABPK writes it. */
-export const CLOUD_CONFIG_HEADER = "## template: jinja\n#cloud-config\n";
+/** The command that writes the sentinel. */
+export const SENTINEL_COMMAND = `echo success > ${SENTINEL_PATH}`;
+
+/**
+ * cloud-init's header. CABPK writes `## template: jinja` before it, which
+ * makes cloud-init render the whole payload as a Jinja2 template at first
+ * boot; a payload rendered per node needs no template, so joinkit leaves
+ * it out (docs/node-payload.md).
+ */
+export const CLOUD_CONFIG_HEADER = "#cloud-config\n";
 
 /** Where CABPK's Ignition config puts the kubeadm config and script. */
 export const IGNITION_KUBEADM_YML = "/etc/kubeadm.yml";
@@ -77,13 +101,38 @@ export function templateYamlIndent(text: string, n: number): string {
   return pad + text.replaceAll("\n", "\n" + pad);
 }
 
-/** The `files` template: one `-   path:` item per file (no leading `write_files:`). */
+/**
+ * How a file's content is written into the cloud-config: CABPK's
+ * `content: |` block when a YAML 1.1 reader gives the very same text back
+ * ({@link blockScalarSafe}), else base64 (`encoding: "base64"`, which
+ * cloud-init decodes), so the file on the node has exactly these bytes.
+ */
+function cloudInitEncoding(f: PayloadFile): { encoding?: string; content: string } {
+  if (f.encoding) return { encoding: f.encoding, content: f.content };
+  if (blockScalarSafe(f.content)) return { content: f.content };
+  return { encoding: "base64", content: Buffer.from(f.content, "utf8").toString("base64") + "\n" };
+}
+
+/**
+ * The `files` template: one `-   path:` item per file (no leading
+ * `write_files:`). The path is a YAML scalar that reads back as written;
+ * owner, permissions and encoding are CABPK's plain forms, so they must be
+ * simple words.
+ */
 function cloudInitFile(f: PayloadFile): string {
-  let s = `\n-   path: ${f.path}\n`;
-  if (f.encoding) s += `    encoding: "${f.encoding}"\n`;
+  const { encoding, content } = cloudInitEncoding(f);
+  if (
+    (encoding !== undefined && !/^[A-Za-z0-9+]+$/.test(encoding)) ||
+    (f.owner && !/^[A-Za-z0-9._-]*(?::[A-Za-z0-9._-]*)?$/.test(f.owner)) ||
+    (f.permissions && !/^0?[0-7]{1,4}$/.test(f.permissions))
+  ) {
+    throw new RangeError(`${f.path}: encoding, owner or permissions not a simple word`);
+  }
+  let s = `\n-   path: ${yamlScalar(f.path)}\n`;
+  if (encoding) s += `    encoding: "${encoding}"\n`;
   if (f.owner) s += `    owner: ${f.owner}\n`;
   if (f.permissions) s += `    permissions: '${f.permissions}'\n`;
-  s += `    content: |\n${templateYamlIndent(f.content, 6)}`;
+  s += `    content: |\n${templateYamlIndent(content, 6)}`;
   return s;
 }
 
@@ -97,26 +146,148 @@ export interface PayloadInput {
   files?: readonly PayloadFile[];
 }
 
+/** The argv of the join in the cloud-config's runcmd. */
+const CLOUD_INIT_JOIN_ARGV = ["kubeadm", "join", "--config", CLOUD_INIT_JOIN_CONFIG];
+
+/**
+ * The runcmd line: CABPK's, with the kubeadm command made of quoted words
+ * and its empty verbosity (hence two spaces before `&&`).
+ */
+export const CLOUD_INIT_RUNCMD = `${shellJoin(CLOUD_INIT_JOIN_ARGV)}  && ${SENTINEL_COMMAND}`;
+
 /**
  * The `#cloud-config` CABPK renders for a worker (`node.go`) or a joining
- * control plane (`controlplane_join.go`), without pre/post commands, users,
- * NTP or disks, and without verbosity (hence two spaces before `&&`).
+ * control plane (`controlplane_join.go`), without the Jinja header,
+ * pre/post commands, users, NTP or disks, and without verbosity (hence two
+ * spaces before `&&`). Ends with {@link checkCloudConfig}.
  *
  * @example
  * ```ts ignore
- * cloudConfig({ joinYaml, controlPlane: false }).startsWith("## template: jinja\n#cloud-config\n\nwrite_files:\n");
+ * cloudConfig({ joinYaml, controlPlane: false }).startsWith("#cloud-config\n\nwrite_files:\n");
  * ```
  */
 export function cloudConfig(input: PayloadInput): string {
   const joinContent = input.controlPlane ? input.joinYaml : `---\n${input.joinYaml}`;
   let s = `${CLOUD_CONFIG_HEADER}\nwrite_files:`;
   for (const f of input.files ?? []) s += cloudInitFile(f);
-  s += `\n-   path: ${CLOUD_INIT_JOIN_CONFIG}\n    owner: root:root\n    permissions: '0640'\n`;
-  s += `    content: |\n${templateYamlIndent(joinContent, 6)}`;
+  s += cloudInitFile({
+    path: CLOUD_INIT_JOIN_CONFIG,
+    owner: "root:root",
+    permissions: "0640",
+    content: joinContent,
+  });
   s += `\n-   path: ${PLACEHOLDER_PATH}\n    owner: root:root\n    permissions: '0640'\n`;
   s += `    content: "${PLACEHOLDER_CONTENT}"`;
-  s += `\nruncmd:\n  - kubeadm join --config ${CLOUD_INIT_JOIN_CONFIG}  && ${SENTINEL_COMMAND}\n`;
+  s += `\nruncmd:\n  - ${CLOUD_INIT_RUNCMD}\n`;
+  checkCloudConfig(s, input);
   return s;
+}
+
+/**
+ * The renderer's self-check: `text` read back (js-yaml, YAML 1.1 schema)
+ * must be a `#cloud-config` without a template header, made only of
+ * characters YAML 1.1 readers read as written, whose `write_files` carry
+ * exactly `input`'s files, the JoinConfiguration and the placeholder (paths,
+ * owners, modes, bytes after cloud-init's decoding), no path twice, and
+ * whose `runcmd` is the one join command. Throws `CheckError` otherwise.
+ */
+export function checkCloudConfig(text: string, input: PayloadInput): void {
+  const fail = (why: string): never => {
+    throw new CheckError(`cloud-config self-check: ${why}`);
+  };
+  if (!text.startsWith(CLOUD_CONFIG_HEADER) || /^##\s*template:/im.test(text)) {
+    fail("the payload must start with #cloud-config and carry no template header");
+  }
+  const bad = yaml11UnsafeChar(text);
+  if (bad !== undefined) fail(`${bad} stands unescaped in the payload`);
+  let doc: unknown;
+  try {
+    doc = load(text, { schema: YAML11_SCHEMA });
+  } catch (err) {
+    fail(`does not read back as YAML (${err instanceof Error ? err.message.split("\n")[0] : err})`);
+  }
+  if (!isObject(doc)) return fail("not a mapping");
+  const want = [
+    ...(input.files ?? []),
+    {
+      path: CLOUD_INIT_JOIN_CONFIG,
+      owner: "root:root",
+      permissions: "0640",
+      content: input.controlPlane ? input.joinYaml : `---\n${input.joinYaml}`,
+    },
+    {
+      path: PLACEHOLDER_PATH,
+      owner: "root:root",
+      permissions: "0640",
+      content: PLACEHOLDER_CONTENT,
+    },
+  ];
+  const got = doc.write_files;
+  if (!Array.isArray(got) || got.length !== want.length) {
+    fail("write_files is not the payload's files");
+  }
+  const paths = new Set<string>();
+  (got as unknown[]).forEach((g, i) => {
+    const w = want[i]!;
+    if (!isObject(g)) return fail(`write_files[${i}] is not a mapping`);
+    if (g.path !== w.path) fail(`write_files[${i}].path does not read back as written`);
+    if (paths.has(w.path)) fail(`write_files: ${JSON.stringify(w.path)} twice`);
+    paths.add(w.path);
+    if ((g.owner ?? "") !== (w.owner ?? "") || (g.permissions ?? "") !== (w.permissions ?? "")) {
+      fail(`write_files[${i}]: owner or permissions do not read back as written`);
+    }
+    const enc = String(g.encoding ?? "");
+    const content = typeof g.content === "string" ? g.content : "";
+    const bytes = enc === "base64" || enc === "b64"
+      ? Buffer.from(content, "base64")
+      : Buffer.from(content, "utf8");
+    const wantBytes = w.encoding === "base64"
+      ? Buffer.from(w.content, "base64")
+      : Buffer.from(w.content, "utf8");
+    if (!bytes.equals(wantBytes)) {
+      fail(`write_files[${i}] (${w.path}): content is not carried byte for byte`);
+    }
+  });
+  const runcmd = doc.runcmd;
+  if (!Array.isArray(runcmd) || runcmd.length !== 1 || runcmd[0] !== CLOUD_INIT_RUNCMD) {
+    fail("runcmd is not the join command");
+  }
+}
+
+/**
+ * Refuses (exit 2) a JoinConfiguration whose YAML holds a character that a
+ * YAML 1.1 reader (kubeadm's go-yaml, cloud-init's PyYAML) would not read
+ * back as written (U+2028 folded into a space, DEL refused, …), naming the
+ * field of `object` that holds it: kubeadm on the node would join with
+ * something other than what joinkit judged.
+ */
+export function refuseUnreadableJoinYaml(joinYaml: string, object: unknown, source: string): void {
+  const bad = yaml11UnsafeChar(joinYaml);
+  if (bad === undefined) return;
+  const field = findField(object, (s) => yaml11UnsafeChar(s) === bad) ?? "a value";
+  throw new UsageError(
+    `${source}: ${field} holds ${bad}, which kubeadm's YAML reader (YAML 1.1) would not read back as written`,
+  );
+}
+
+/** The dotted path of the first string in `v` that `test` accepts. */
+function findField(v: unknown, test: (s: string) => boolean, at = ""): string | undefined {
+  if (typeof v === "string") return test(v) ? at || "(top)" : undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const f = findField(v[i], test, `${at}[${i}]`);
+      if (f !== undefined) return f;
+    }
+    return undefined;
+  }
+  if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (test(k)) return at ? `${at}.${k}` : k;
+      const f = findField(x, test, at ? `${at}.${k}` : k);
+      if (f !== undefined) return f;
+    }
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -170,7 +341,7 @@ export function octalMode(permissions: string): number {
 
 function ignitionFile(
   path: string,
-  content: string | Uint8Array,
+  content: Uint8Array,
   permissions: string | undefined,
   owner = "",
 ): Record<string, unknown> {
@@ -182,33 +353,74 @@ function ignitionFile(
   return f;
 }
 
+/** The argv of the join in `/etc/kubeadm.sh`. */
+const IGNITION_JOIN_ARGV = ["kubeadm", "join", "--config", IGNITION_KUBEADM_YML];
+
 /**
  * `/etc/kubeadm.sh` as CABPK's CLC template renders it without pre/post
  * commands: the command keeps the trailing space of an empty verbosity.
  */
-export function kubeadmScript(command = "kubeadm join --config /etc/kubeadm.yml "): string {
-  return `#!/bin/bash\nset -e\n\n\n${command}\nmkdir -p /run/cluster-api && ${SENTINEL_COMMAND}\nmv /etc/kubeadm.yml /tmp/\n`;
+export function kubeadmScript(command = `${shellJoin(IGNITION_JOIN_ARGV)} `): string {
+  return `#!/bin/bash\nset -e\n\n\n${command}\nmkdir -p /run/cluster-api && ${SENTINEL_COMMAND}\n${
+    shellJoin(["mv", IGNITION_KUBEADM_YML, "/tmp/"])
+  }\n`;
 }
 
 /**
  * The Ignition config: CABPK's files (user files, then `/etc/kubeadm.sh`
  * 0700 and `/etc/kubeadm.yml` 0600 holding `---` and the config) and its
- * `kubeadm.service` unit, in spec v3 form.
+ * `kubeadm.service` unit, in spec v3 form. A user file carries its exact
+ * bytes (CABPK's template would normalise its trailing newlines); base64
+ * content is decoded. Ends with {@link checkIgnitionConfig}.
  */
 export function ignitionConfig(input: PayloadInput): Record<string, unknown> {
+  const want: { path: string; bytes: Uint8Array }[] = [];
   const files = (input.files ?? []).map((f) => {
-    const content = f.encoding === "base64"
+    const bytes = f.encoding === "base64"
       ? new Uint8Array(Buffer.from(f.content, "base64"))
-      : blockScalar(f.content);
-    return ignitionFile(f.path, content, f.permissions, f.owner);
+      : new Uint8Array(Buffer.from(f.content, "utf8"));
+    want.push({ path: f.path, bytes });
+    return ignitionFile(f.path, bytes, f.permissions, f.owner);
+  });
+  const script = new Uint8Array(Buffer.from(kubeadmScript(), "utf8"));
+  const yml = new Uint8Array(Buffer.from(blockScalar(`---\n${input.joinYaml}`), "utf8"));
+  want.push({ path: IGNITION_KUBEADM_SH, bytes: script }, {
+    path: IGNITION_KUBEADM_YML,
+    bytes: yml,
   });
   files.push(
-    ignitionFile(IGNITION_KUBEADM_SH, kubeadmScript(), "0700"),
-    ignitionFile(IGNITION_KUBEADM_YML, blockScalar(`---\n${input.joinYaml}`), "0600"),
+    ignitionFile(IGNITION_KUBEADM_SH, script, "0700"),
+    ignitionFile(IGNITION_KUBEADM_YML, yml, "0600"),
   );
-  return {
+  const config = {
     ignition: { version: IGNITION_VERSION },
     storage: { files },
     systemd: { units: [{ contents: KUBEADM_SERVICE, enabled: true, name: "kubeadm.service" }] },
   };
+  checkIgnitionConfig(config, want);
+  return config;
+}
+
+/**
+ * The renderer's self-check: `config` passes {@link validateIgnitionConfig}
+ * with neither errors nor warnings, and its files are `want`'s, in order,
+ * each data URL decoding to exactly those bytes. Throws `CheckError`.
+ */
+export function checkIgnitionConfig(
+  config: unknown,
+  want: readonly { path: string; bytes: Uint8Array }[],
+): void {
+  const r = validateIgnitionConfig(config);
+  const first = r.errors[0] ?? r.warnings[0];
+  if (first !== undefined) throw new CheckError(`Ignition self-check: ${first}`);
+  const files = (config as { storage: { files: { path: string; contents: { source: string } }[] } })
+    .storage.files;
+  if (files.length !== want.length) throw new CheckError("Ignition self-check: files missing");
+  files.forEach((f, i) => {
+    const bytes = dataUrlBytes(f.contents.source);
+    const w = want[i]!;
+    if (f.path !== w.path || !bytes || !Buffer.from(bytes).equals(Buffer.from(w.bytes))) {
+      throw new CheckError(`Ignition self-check: ${w.path} is not carried byte for byte`);
+    }
+  });
 }

@@ -89,7 +89,7 @@ Deno.test("ignitionConfig() carries TestRender's kubeadm.yml, unit and modes (sp
   assert.deepEqual(ign.storage.files.map((f) => f.path), ["/etc/kubeadm.sh", "/etc/kubeadm.yml"]);
 });
 
-Deno.test("ignitionConfig() writes user files as TestRender: base64 decoded, block-scalar newline, owners", () => {
+Deno.test("ignitionConfig() writes user files as TestRender (base64 decoded, owners) but byte for byte", () => {
   const ign = ignitionConfig({
     joinYaml: JOIN,
     controlPlane: false,
@@ -114,15 +114,13 @@ Deno.test("ignitionConfig() writes user files as TestRender: base64 decoded, blo
     group: { name: "nobody" },
     mode: 416,
   });
-  assert.deepEqual(b, {
-    path: "/b",
-    contents: { source: "data:,foo%0A" },
-    user: { name: "nobody" },
-  });
+  // CABPK's CLC template would add a newline to "foo" and drop the blank lines of "foo\n\n\n"
+  // (an `inline: |` block); joinkit carries what it was given.
+  assert.deepEqual(b, { path: "/b", contents: { source: "data:,foo" }, user: { name: "nobody" } });
   assert.deepEqual(c, { path: "/c", contents: { source: "data:," }, group: { name: "nobody" } });
   assert.deepEqual(d, {
     path: "/d",
-    contents: { source: "data:,foo%0A" },
+    contents: { source: "data:,foo%0A%0A%0A" },
     user: { name: "nobody" },
   });
 });
@@ -134,11 +132,11 @@ Deno.test("kubeadmScript() is CABPK's /etc/kubeadm.sh without pre/post commands 
   );
 });
 
-Deno.test("cloudConfig() renders CABPK's worker user data: header, join config with '---', placeholder, runcmd", () => {
+Deno.test("cloudConfig() renders CABPK's worker user data without its Jinja header: join config with '---', placeholder, runcmd", () => {
   const text = cloudConfig({ joinYaml: JOIN, controlPlane: false });
   assert.equal(
     text,
-    "## template: jinja\n#cloud-config\n\nwrite_files:\n" +
+    "#cloud-config\n\nwrite_files:\n" +
       "-   path: /run/kubeadm/kubeadm-join-config.yaml\n    owner: root:root\n    permissions: '0640'\n    content: |\n" +
       "      ---\n      apiVersion: kubeadm.k8s.io/v1beta4\n      kind: JoinConfiguration\n      \n" +
       "-   path: /run/cluster-api/placeholder\n    owner: root:root\n    permissions: '0640'\n" +
@@ -152,7 +150,8 @@ Deno.test("cloudConfig() for a control plane has no '---' (controlplane_join.go)
     controlPlane: true,
     files: [
       { path: "/tmp/my-path", encoding: "base64", content: "aGk=" },
-      { path: "/tmp/my-other-path", content: "hi" },
+      { path: "/tmp/my-other-path", content: "hi\n" },
+      { path: "/tmp/no-newline", content: "hi" },
     ],
   });
   // cloudinit_test.go TestNewJoinControlPlaneAdditionalFileEncodings substrings.
@@ -160,10 +159,16 @@ Deno.test("cloudConfig() for a control plane has no '---' (controlplane_join.go)
     text.includes('-   path: /tmp/my-path\n    encoding: "base64"\n    content: |\n      aGk='),
   );
   assert.ok(text.includes("-   path: /tmp/my-other-path\n    content: |\n      hi"));
+  // CABPK's block would hand the node "hi\n" for "hi": joinkit carries it in base64 instead.
+  assert.ok(
+    text.includes(
+      '-   path: /tmp/no-newline\n    encoding: "base64"\n    content: |\n      aGk=\n',
+    ),
+  );
   assert.ok(text.includes("    content: |\n      apiVersion: kubeadm.k8s.io/v1beta4\n"));
   assert.ok(!text.includes("      ---\n"));
-  // node_test.go: the join config and the placeholder, plus the user files: exactly four write_files here.
-  assert.equal(text.match(/^- {3}path: /gm)?.length, 4);
+  // node_test.go: the join config and the placeholder, plus the user files: exactly five write_files here.
+  assert.equal(text.match(/^- {3}path: /gm)?.length, 5);
   assert.ok(text.indexOf("/tmp/my-path") < text.indexOf("/run/kubeadm/kubeadm-join-config.yaml"));
   assert.ok(text.endsWith(RUNCMD));
 });
