@@ -326,9 +326,11 @@ const V3 = new Uint8Array([0xa0, 0x03, 0x02, 0x01, 0x02]);
 const ZERO = new Uint8Array([0]);
 
 /**
- * Loads a signing CA: the first certificate of `caPem` and the private key
- * of `keyPem`. Refuses (InputError, naming the file) a certificate that is
- * not a CA, and a key that is not the certificate's.
+ * Loads a signing CA: the certificate of `caPem` that the private key of
+ * `keyPem` belongs to, wherever it stands in a bundle (`cat old.crt new.crt`
+ * is the natural order during a rotation; with one certificate, that one).
+ * Refuses (InputError, naming the file) a key that matches no certificate
+ * of the bundle, and a matching certificate that is not a CA.
  */
 export async function loadSigningCa(
   caPem: string,
@@ -339,16 +341,23 @@ export async function loadSigningCa(
   const { certificatesFromPem } = await import("../pki/certsource.ts");
   const { parseCertificateFrom } = await import("../pki/cert_info.ts");
   const { importPrivateKeyPem, publicKeyMatches } = await import("../pki/keys.ts");
-  const der = certificatesFromPem(caPem, caName)[0]!;
-  const cert = parseCertificateFrom(der, caName);
-  if (cert.basicConstraints?.isCA !== true) {
+  const ders = certificatesFromPem(caPem, caName);
+  const key = await importPrivateKeyPem(keyPem, keyName);
+  const certs = ders.map((der) => parseCertificateFrom(der, caName));
+  const cert = certs.find((c) => publicKeyMatches(key.spki, c.key.spki));
+  if (cert === undefined) {
     throw new InputError(
-      `${caName}: certificate is not a CA (basicConstraints CA:FALSE or absent)`,
+      certs.length === 1
+        ? `${keyName}: private key does not match ${caName}`
+        : `${keyName}: private key matches none of the ${certs.length} certificates of ${caName}`,
     );
   }
-  const key = await importPrivateKeyPem(keyPem, keyName);
-  if (!publicKeyMatches(key.spki, cert.key.spki)) {
-    throw new InputError(`${keyName}: private key does not match ${caName}`);
+  if (cert.basicConstraints?.isCA !== true) {
+    throw new InputError(
+      `${caName}: ${
+        certs.length === 1 ? "certificate" : `certificate ${certs.indexOf(cert) + 1}`
+      } is not a CA (basicConstraints CA:FALSE or absent)`,
+    );
   }
   return signingCa(cert, key.privateKey, key.keyObject);
 }
