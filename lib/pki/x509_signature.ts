@@ -10,7 +10,7 @@
  * @module
  */
 
-import { createHash, createPublicKey, KeyObject, verify as nodeVerify } from "node:crypto";
+import { createHash, createPublicKey, type KeyObject, verify as nodeVerify } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { integerMinimal, oidString, readTlv, Tag } from "./der.ts";
 
@@ -69,16 +69,12 @@ function publicKey(spki: Uint8Array): KeyObject {
   let k = keyCache.get(id);
   if (!k) {
     const ec = plainEc(spki);
-    const raw = ec && rawEcImport();
-    if (raw) {
-      k = raw(ec!.curve, ec!.pt);
-      // Refused (not a point of the curve): as the JWK import refuses it.
-      if (!k) throw new Error("invalid EC point");
-    } else {
-      k = ec
-        ? createPublicKey({ key: ecJwk(ec), format: "jwk" })
-        : createPublicKey({ key: Buffer.from(spki), format: "der", type: "spki" });
-    }
+    // An EC key through its JWK (node checks the point is on the curve): Node 24 imports it in
+    // ~68 µs (Node 20 took ~140). The undocumented native-handle import of the raw point that
+    // Node 20 allowed (~38 µs) is gone in Node 24 and is not used.
+    k = ec
+      ? createPublicKey({ key: ecJwk(ec), format: "jwk" })
+      : createPublicKey({ key: Buffer.from(spki), format: "der", type: "spki" });
     // A fleet has few CAs; a bounded cache keeps a stream of leaf keys from growing it.
     if (keyCache.size >= 256) keyCache.clear();
     keyCache.set(id, k);
@@ -343,62 +339,6 @@ function ecJwk(k: PlainEc): { kty: "EC"; crv: string; x: string; y: string } {
     x: b64(k.pt.subarray(1, 1 + k.size)),
     y: b64(k.pt.subarray(1 + k.size)),
   };
-}
-
-/** Makes a public KeyObject from a curve's OpenSSL name and an uncompressed point; undefined if refused. */
-type RawEcImport = (curve: string, point: Uint8Array) => KeyObject | undefined;
-
-let rawImport: RawEcImport | null | undefined;
-
-/**
- * Node's own import of a raw EC point (what WebCrypto's `importKey("raw")`
- * calls: `EC_POINT_oct2point`, which refuses a point off the curve or with a
- * coordinate not below p), reached through a KeyObject's native handle. The
- * JWK import does the same through BIGNUMs and then `EC_KEY_check_key`, whose
- * n·Q multiplication proves nothing on these prime-order curves (every point
- * of the curve is in the group): ~25 µs a key against ~125 µs, which was a
- * fifth of `csr sign`'s CPU (docs/csr-sign-speed.md). Found once, checked
- * against the JWK import of the curve's generator (and an off-curve point
- * refused); null where the handle is not there (Deno, other Node versions):
- * the JWK import then, as before.
- */
-function rawEcImport(): RawEcImport | null {
-  if (rawImport !== undefined) return rawImport;
-  rawImport = null;
-  try {
-    const g = JWK_CURVES["1.2.840.10045.3.1.7"]!;
-    const c = EC_CURVES["1.2.840.10045.3.1.7"]!;
-    const hex = (n: bigint) => n.toString(16).padStart(64, "0");
-    const point = Buffer.from("04" + hex(c.gx) + hex(c.gy), "hex");
-    const probe = createPublicKey({ key: ecJwk({ ...g, size: 32, pt: point }), format: "jwk" });
-    const Ctor = KeyObject as unknown as new (type: string, handle: unknown) => KeyObject;
-    for (const sym of Object.getOwnPropertySymbols(probe)) {
-      const h = (probe as unknown as Record<symbol, unknown>)[sym] as
-        | { constructor: new () => { initECRaw?: (curve: string, point: Uint8Array) => boolean } }
-        | undefined;
-      if (
-        typeof h !== "object" || h === null ||
-        typeof (h as { initECRaw?: unknown }).initECRaw !== "function"
-      ) {
-        continue;
-      }
-      const Handle = h.constructor;
-      const make: RawEcImport = (curve, pt) => {
-        const handle = new Handle();
-        return handle.initECRaw!(curve, pt) ? new Ctor("public", handle) : undefined;
-      };
-      const k = make(g.curve, point);
-      const off = Buffer.from(point);
-      off[64] = off[64]! ^ 1; // G with y changed: off the curve
-      if (k && k.type === "public" && k.equals(probe) && make(g.curve, off) === undefined) {
-        rawImport = make;
-      }
-      break;
-    }
-  } catch {
-    rawImport = null;
-  }
-  return rawImport;
 }
 
 /** An EC SubjectPublicKeyInfo's curve and uncompressed point, or undefined. */
