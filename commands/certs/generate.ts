@@ -9,8 +9,8 @@
 
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
-import { isObject } from "../../lib/base/object.ts";
 import { parseDuration } from "../../lib/go/duration.ts";
+import type { InitConfig } from "../../lib/kubeadm/init_config.ts";
 import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
 import type { CaName, ControlPlaneNode, SuppliedCa } from "../../lib/phases/certs.ts";
 import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
@@ -175,14 +175,24 @@ Examples:
       const { parseManifests } = await import("../../lib/k8s/manifest.ts");
       const docs = parseManifests(input.text, input.name);
       const { readInitConfiguration } = await import("../../lib/kubeadm/init_config.ts");
-      const read = readInitConfiguration(docs, input.name);
+      const nodeNameFlag = flagString(ctx.flags, "node-name");
+      const read = readInitConfiguration(
+        docs,
+        input.name,
+        nodeNameFlag !== undefined ? { nodeName: nodeNameFlag } : {},
+      );
       for (const w of read.warnings) ctx.stderr(w);
-      values = specFromConfig(docs, input.name);
+      values = specFromInitConfig(read.config);
+      if (!nodes && !values.advertiseAddress) {
+        throw new InputError(
+          `${input.name}: localAPIEndpoint.advertiseAddress: Required value: joinkit cannot detect the node's address as kubeadm does; set it in the file`,
+        );
+      }
     } else {
       values = specFromFlags(ctx);
     }
     const nodeName = flagString(ctx.flags, "node-name");
-    if (nodeName !== undefined) values.nodeName = nodeName;
+    if (nodeName !== undefined && configFile === undefined) values.nodeName = nodeName;
     if (nodes && nodes.length) {
       // The node list names the nodes; the file's own node (if any) is not one of them unless listed.
       values.nodeName ||= nodes[0]!.name;
@@ -318,92 +328,23 @@ function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
   return v;
 }
 
-// ---------------------------------------------------------------------------
-// A minimal reader of the configuration fields the PKI needs. readInitConfiguration
-// (lib/kubeadm/init_config.ts) has already refused what kubeadm refuses about the
-// documents themselves (versions, kinds, decoding); the PKI fields are validated by
-// lib/phases/certlist.ts validateControlPlanePkiSpec with kubeadm's texts.
-
-function obj(v: unknown): Record<string, unknown> {
-  return isObject(v) ? v : {};
-}
-
-function strField(v: unknown, where: string, source: string): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") {
-    throw new InputError(`${source}: ${where}: cannot unmarshal ${typeof v} into a string`);
-  }
-  return v;
-}
-
-function strList(v: unknown, where: string, source: string): string[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) {
-    throw new InputError(
-      `${source}: ${where}: cannot unmarshal ${typeof v} into a list of strings`,
-    );
-  }
-  return v.map((x, i) => strField(x, `${where}[${i}]`, source) ?? "");
-}
-
-function durationField(v: unknown, where: string, source: string): number | undefined {
-  const s = strField(v, where, source);
-  if (s === undefined) return undefined;
-  try {
-    return parseDuration(s);
-  } catch {
-    throw new InputError(`${source}: ${where}: time: invalid duration ${JSON.stringify(s)}`);
-  }
-}
-
-/** The PKI fields of an InitConfiguration + ClusterConfiguration stream. */
-function specFromConfig(
-  docs: readonly Record<string, unknown>[],
-  source: string,
-): Partial<ControlPlanePkiSpec> {
-  const init = docs.find((d) =>
-    d.kind === "InitConfiguration" && String(d.apiVersion).startsWith("kubeadm.k8s.io/")
-  );
-  const cluster = docs.find((d) =>
-    d.kind === "ClusterConfiguration" && String(d.apiVersion).startsWith("kubeadm.k8s.io/")
-  );
-  const i = obj(init);
-  const c = obj(cluster);
-  const v: Partial<ControlPlanePkiSpec> = {};
-  const nr = obj(i.nodeRegistration);
-  const name = strField(nr.name, "nodeRegistration.name", source);
-  if (name !== undefined) v.nodeName = name;
-  const lae = obj(i.localAPIEndpoint);
-  const adv = strField(lae.advertiseAddress, "localAPIEndpoint.advertiseAddress", source);
-  if (adv !== undefined) v.advertiseAddress = adv;
-  if (typeof lae.bindPort === "number" && lae.bindPort !== 0) v.bindPort = lae.bindPort;
-  const cpe = strField(c.controlPlaneEndpoint, "controlPlaneEndpoint", source);
-  if (cpe !== undefined) v.controlPlaneEndpoint = cpe;
-  const net = obj(c.networking);
-  const svc = strField(net.serviceSubnet, "networking.serviceSubnet", source);
-  if (svc) v.serviceSubnet = svc;
-  const dns = strField(net.dnsDomain, "networking.dnsDomain", source);
-  if (dns) v.dnsDomain = dns;
-  const cn = strField(c.clusterName, "clusterName", source);
-  if (cn) v.clusterName = cn;
-  v.apiServerCertSANs = strList(obj(c.apiServer).certSANs, "apiServer.certSANs", source);
-  const etcd = obj(c.etcd);
-  if (isObject(etcd.external)) v.externalEtcd = true;
-  const local = obj(etcd.local);
-  v.etcdServerCertSANs = strList(local.serverCertSANs, "etcd.local.serverCertSANs", source);
-  v.etcdPeerCertSANs = strList(local.peerCertSANs, "etcd.local.peerCertSANs", source);
-  const v1beta4 = String(c.apiVersion ?? i.apiVersion) === "kubeadm.k8s.io/v1beta4";
-  if (v1beta4) {
-    const alg = strField(c.encryptionAlgorithm, "encryptionAlgorithm", source);
-    if (alg) v.encryptionAlgorithm = alg;
-    const leaf = durationField(c.certificateValidityPeriod, "certificateValidityPeriod", source);
-    if (leaf !== undefined) v.certificateValidityMs = leaf;
-    const ca = durationField(c.caCertificateValidityPeriod, "caCertificateValidityPeriod", source);
-    if (ca !== undefined) v.caCertificateValidityMs = ca;
-  }
-  // The deprecated PublicKeysECDSA gate overrides the algorithm (EncryptionAlgorithmType()).
-  const gate = obj(c.featureGates).PublicKeysECDSA;
-  if (gate === true) v.encryptionAlgorithm = "ECDSA-P256";
-  else if (gate === false) v.encryptionAlgorithm = "RSA-2048";
-  return v;
+/** The PKI fields of a configuration `readInitConfiguration` parsed, defaulted and validated. */
+function specFromInitConfig(config: InitConfig): Partial<ControlPlanePkiSpec> {
+  const c = config.cluster;
+  return {
+    nodeName: config.nodeRegistration.name ?? "",
+    advertiseAddress: config.localAPIEndpoint.advertiseAddress ?? "",
+    bindPort: config.localAPIEndpoint.bindPort,
+    controlPlaneEndpoint: c.controlPlaneEndpoint,
+    serviceSubnet: c.networking.serviceSubnet,
+    dnsDomain: c.networking.dnsDomain,
+    clusterName: c.clusterName,
+    apiServerCertSANs: c.apiServer.certSANs,
+    etcdServerCertSANs: c.etcd.local?.serverCertSANs ?? [],
+    etcdPeerCertSANs: c.etcd.local?.peerCertSANs ?? [],
+    externalEtcd: c.etcd.external !== undefined,
+    encryptionAlgorithm: c.encryptionAlgorithm,
+    certificateValidityMs: c.certificateValidityPeriodMs,
+    caCertificateValidityMs: c.caCertificateValidityPeriodMs,
+  };
 }
