@@ -24,7 +24,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { createCipheriv, createDecipheriv, createHash, type Hash } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
 import { InputError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
 import { cryptoRandom, type RandomBytes } from "../base/random.ts";
@@ -153,14 +153,15 @@ function walk(
   value: unknown,
   path: string[],
   encrypted: boolean,
-  mac: Hash,
+  sorted: boolean,
   leaf: (v: string | number | boolean, path: string[], encrypted: boolean) => unknown,
 ): unknown {
-  if (Array.isArray(value)) return value.map((v) => walk(v, path, encrypted, mac, leaf));
+  if (Array.isArray(value)) return value.map((v) => walk(v, path, encrypted, sorted, leaf));
   if (isObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const k of sortKeysGoYaml(Object.keys(value))) {
-      out[k] = walk(value[k], [...path, k], encrypted || ENCRYPTED_KEY.test(k), mac, leaf);
+    const keys = sorted ? sortKeysGoYaml(Object.keys(value)) : Object.keys(value);
+    for (const k of keys) {
+      out[k] = walk(value[k], [...path, k], encrypted || ENCRYPTED_KEY.test(k), sorted, leaf);
     }
     return out;
   }
@@ -195,7 +196,7 @@ export function sopsEncryptObject(
     );
   }
   const mac = createHash("sha512");
-  const out = walk(obj, [], false, mac, (v, path, encrypted) => {
+  const out = walk(obj, [], false, true, (v, path, encrypted) => {
     mac.update(leafBytes(v).bytes);
     return encrypted ? sopsEncryptValue(v, dataKey.key, path.join(":") + ":", random) : v;
   }) as KubeObject;
@@ -213,8 +214,9 @@ export function sopsEncryptObject(
 
 /**
  * Decrypts a document {@link sopsEncryptObject} wrote (or sops wrote with the
- * same rule) with the data key and checks its MAC as `sops --decrypt` does;
- * returns the plaintext object without `sops`. Used to check output.
+ * same rule) with the data key and checks its MAC as `sops --decrypt` does,
+ * over the leaves in the object's own key order (the order it was parsed
+ * in); returns the plaintext object without `sops`. Used to check output.
  */
 export function sopsDecryptObject(doc: KubeObject, key: Uint8Array): KubeObject {
   const meta = doc.sops;
@@ -222,7 +224,7 @@ export function sopsDecryptObject(doc: KubeObject, key: Uint8Array): KubeObject 
   const body: Record<string, unknown> = { ...doc };
   delete body.sops;
   const mac = createHash("sha512");
-  const plain = walk(body, [], false, mac, (v, path, encrypted) => {
+  const plain = walk(body, [], false, false, (v, path, encrypted) => {
     const p = encrypted && typeof v === "string"
       ? sopsDecryptValue(v, key, path.join(":") + ":")
       : v;
