@@ -1,165 +1,247 @@
 /**
- * Go `regexp` (RE2 syntax) patterns run on JavaScript's engine, for policies
- * written for Go programs (kubelet-csr-approver's `--provider-regex`).
+ * Go's `regexp` (RE2 syntax and semantics) for policies written for Go
+ * programs (kubelet-csr-approver's `--provider-regex`), on `re2js`, a
+ * JavaScript port of RE2/J: linear-time matching (no backtracking, so a
+ * pattern like `^(a+)+$` cannot be made to run for seconds), RE2's syntax
+ * and RE2's matching rules (`(?m)` lines end only at `\n`, `\s` is
+ * `[\t\n\f\r ]`, `.` excludes only `\n`, leftmost-first).
  *
- * The pattern is translated, not re-implemented: RE2-only spellings get
- * their JavaScript equivalents (a leading `(?i)`, `(?s)`, `(?m)` flag group,
- * `(?P<name>`, `\A`, `\z`, `\Q…\E`, POSIX classes `[[:alpha:]]`), and what
- * RE2 refuses is refused with Go's error text (lookaround, backreferences,
- * possessive or other Perl-only groups), so a pattern Go's
- * `regexp.MustCompile` would panic on never runs here. The result is
- * compiled in unicode mode (`u`), whose syntax is as strict as RE2's on
- * escapes. Like Go's `MatchString`, matching is unanchored.
+ * re2js follows Go's `regexp/syntax` closely but not exactly; this wrapper
+ * makes it give what Go 1.23 (the Go kubelet-csr-approver is built with)
+ * gives, each difference tested in tests/go/regexp_test.ts and the oracle:
+ *
+ * - error texts: Go always prints `error parsing regexp: <code>: \`<expr>\``
+ *   (a trailing backslash has an empty expr; "expression too large" and
+ *   "expression nests too deeply" name the whole pattern), re2js drops the
+ *   empty or missing part;
+ * - `\p{…}` / `\pX`: Go 1.23 knows only `Any`, the Unicode general
+ *   categories and scripts of its `unicode` package (Unicode 15.0.0), by
+ *   exact name; re2js also takes binary properties (`Alphabetic`, `Emoji`),
+ *   `Cn`, `LC` and scripts of Unicode 16/17 (`Garay`). Those are refused with
+ *   Go's text, at the place in the pattern where Go refuses them;
+ * - duplicate group names: Go 1.23 accepts `(?P<n>a)|(?P<n>b)`, re2js
+ *   refuses it; the duplicates are renamed before re2js sees them (names
+ *   play no part in matching).
+ *
+ * Known, bounded difference: re2js's tables are Unicode 17.0, Go 1.23's
+ * 15.0, so a character assigned after Unicode 15.0 (e.g. U+1C89) can belong
+ * to a class (`\pL`, `\p{Lu}`, a `(?i)` fold) here and not in Go. Approval
+ * matches DNS SANs, which Go's x509 parser only lets through as ASCII, where
+ * the two agree.
  *
  * @module
  */
 
-/** POSIX bracket classes RE2 knows (ASCII), as JavaScript class contents. */
-const POSIX: Readonly<Record<string, string>> = {
-  alnum: "0-9A-Za-z",
-  alpha: "A-Za-z",
-  ascii: "\\x00-\\x7F",
-  blank: "\\t ",
-  cntrl: "\\x00-\\x1F\\x7F",
-  digit: "0-9",
-  graph: "!-~",
-  lower: "a-z",
-  print: " -~",
-  punct: "!-\\/:-@\\[-`{-~",
-  space: "\\t\\n\\v\\f\\r ",
-  upper: "A-Z",
-  word: "0-9A-Za-z_",
-  xdigit: "0-9A-Fa-f",
-};
+import { RE2JS, RE2JSSyntaxException } from "re2js";
 
-/** Go's `regexp/syntax` error text: `error parsing regexp: <code>: \`<expr>\``. */
-function goError(code: string, expr: string): Error {
-  return new Error(`error parsing regexp: ${code}: \`${expr}\``);
+/** The `\p{…}` names Go 1.23's `regexp/syntax` accepts (`unicode.Categories`, `unicode.Scripts`, `Any`). */
+const GO_UNICODE_NAMES: ReadonlySet<string> = new Set(
+  (
+    "Any C Cc Cf Co Cs L Ll Lm Lo Lt Lu M Mc Me Mn N Nd Nl No P Pc Pd Pe Pf Pi Po Ps S Sc Sk Sm So Z Zl Zp Zs " +
+    "Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah Batak Bengali " +
+    "Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian Chakma " +
+    "Cham Cherokee Chorasmian Common Coptic Cuneiform Cypriot Cypro_Minoan Cyrillic Deseret Devanagari " +
+    "Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs Elbasan Elymaic Ethiopic Georgian Glagolitic Gothic " +
+    "Grantha Greek Gujarati Gunjala_Gondi Gurmukhi Han Hangul Hanifi_Rohingya Hanunoo Hatran Hebrew Hiragana " +
+    "Imperial_Aramaic Inherited Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi Kannada Katakana " +
+    "Kawi Kayah_Li Kharoshthi Khitan_Small_Script Khmer Khojki Khudawadi Lao Latin Lepcha Limbu Linear_A " +
+    "Linear_B Lisu Lycian Lydian Mahajani Makasar Malayalam Mandaic Manichaean Marchen Masaram_Gondi " +
+    "Medefaidrin Meetei_Mayek Mende_Kikakui Meroitic_Cursive Meroitic_Hieroglyphs Miao Modi Mongolian Mro " +
+    "Multani Myanmar Nabataean Nag_Mundari Nandinagari New_Tai_Lue Newa Nko Nushu Nyiakeng_Puachue_Hmong " +
+    "Ogham Ol_Chiki Old_Hungarian Old_Italic Old_North_Arabian Old_Permic Old_Persian Old_Sogdian " +
+    "Old_South_Arabian Old_Turkic Old_Uyghur Oriya Osage Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa " +
+    "Phoenician Psalter_Pahlavi Rejang Runic Samaritan Saurashtra Sharada Shavian Siddham SignWriting Sinhala " +
+    "Sogdian Sora_Sompeng Soyombo Sundanese Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet " +
+    "Takri Tamil Tangsa Tangut Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi Wancho " +
+    "Warang_Citi Yezidi Yi Zanabazar_Square"
+  ).split(" "),
+);
+
+/** A pattern Go's `regexp.Compile` refuses: `code` and `expr` of its `*syntax.Error`. */
+export class GoRegexpError extends Error {
+  /** The `syntax.ErrorCode` text, e.g. `invalid escape sequence`. */
+  readonly code: string;
+  /** The offending part of the pattern, as Go quotes it. */
+  readonly expr: string;
+  constructor(code: string, expr: string) {
+    super(`error parsing regexp: ${code}: \`${expr}\``);
+    this.name = "GoRegexpError";
+    this.code = code;
+    this.expr = expr;
+  }
 }
 
-const escapeLiteral = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`);
+/** A compiled Go regexp (what `regexp.Compile` returns, for matching). */
+export interface GoRegexp {
+  /** The pattern as given. */
+  readonly pattern: string;
+  /** Go's `MatchString`: whether the pattern matches anywhere in `s` (unanchored). */
+  matchString(s: string): boolean;
+  /** Go's `Match` on bytes: invalid UTF-8 reads as U+FFFD, one byte at a time. */
+  match(b: Uint8Array): boolean;
+}
 
 /**
- * Compiles a Go regexp for `test()` (Go's `MatchString`). Throws an `Error`
- * with Go's message (or a joinkit one for the few RE2 features not
- * translated) when the pattern is not valid RE2.
+ * A JavaScript string as the Go string it stands for: a lone surrogate
+ * (only reachable through a JSON `\ud800` escape, which Go's decoder turns
+ * into U+FFFD) becomes U+FFFD.
  */
-export function compileGoRegexp(pattern: string): RegExp {
-  let src = pattern;
-  let flags = "u";
-  // A leading flag group applies to the whole pattern: JavaScript flags.
-  const lead = /^\(\?([a-zA-Z]+)\)/.exec(src);
-  if (lead) {
-    for (const f of lead[1]!) {
-      if (f === "i" || f === "s" || f === "m") {
-        if (!flags.includes(f)) flags += f;
-      } else if (f === "U") {
-        throw new Error(
-          `regexp ${JSON.stringify(pattern)}: the U (ungreedy) flag is not supported`,
-        );
-      } else {
-        throw goError("invalid or unsupported Perl syntax", lead[0]);
-      }
-    }
-    src = src.slice(lead[0].length);
-  }
-  let out = "";
+function goString(s: string): string {
+  return s.isWellFormed() ? s : s.toWellFormed();
+}
+
+/** Where the pattern holds `\p` names Go refuses and repeated group names. */
+interface Scan {
+  /** `[start, end)` of each `\p…`/`\P…` whose name Go 1.23 does not know. */
+  badProps: [number, number][];
+  /** `[start, end)` of each group name already used earlier in the pattern. */
+  dupNames: [number, number][];
+}
+
+/**
+ * Walks the pattern as Go's parser tokenizes it (escapes, `\Q…\E`, classes
+ * with a leading `]` and `[:name:]`, named groups). Only its findings on
+ * parts re2js parses the same way matter: everything it replaces is
+ * re-parsed by re2js, which reports any earlier error first.
+ */
+function scan(p: string): Scan {
+  const out: Scan = { badProps: [], dupNames: [] };
+  const names = new Set<string>();
   let inClass = false;
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i]!;
+  let classStart = 0;
+  let i = 0;
+  const cpLen = (at: number) => (p.codePointAt(at)! > 0xffff ? 2 : 1);
+  while (i < p.length) {
+    const c = p[i]!;
     if (c === "\\") {
-      const n = src[i + 1];
-      if (n === undefined) throw goError("trailing backslash at end of expression", "");
-      if (n === "Q") {
-        const end = src.indexOf("\\E", i + 2);
-        const lit = end < 0 ? src.slice(i + 2) : src.slice(i + 2, end);
-        out += escapeLiteral(lit);
-        i = end < 0 ? src.length : end + 1;
+      const n = p[i + 1];
+      if (n === undefined) break;
+      if (n === "Q" && !inClass) {
+        const end = p.indexOf("\\E", i + 2);
+        i = end < 0 ? p.length : end + 2;
         continue;
       }
-      if (!inClass && n === "A") {
-        out += "(?<![\\s\\S])";
-      } else if (!inClass && n === "z") {
-        out += "(?![\\s\\S])";
-      } else if (/[1-9]/.test(n) || n === "k") {
-        throw goError("invalid escape sequence", `\\${n}`);
-      } else if (n === "C" || n === "Z" || n === "G") {
-        throw goError("invalid escape sequence", `\\${n}`);
-      } else {
-        out += c + n;
+      if (n === "p" || n === "P") {
+        const start = i;
+        let name: string;
+        let end: number;
+        if (p[i + 2] === "{") {
+          const close = p.indexOf("}", i + 3);
+          if (close < 0) break; // Go and re2js both refuse this here
+          name = p.slice(i + 3, close);
+          end = close + 1;
+        } else if (i + 2 < p.length) {
+          end = i + 2 + cpLen(i + 2);
+          name = p.slice(i + 2, end);
+        } else break;
+        if (name.startsWith("^")) name = name.slice(1);
+        if (!GO_UNICODE_NAMES.has(name)) out.badProps.push([start, end]);
+        i = end;
+        continue;
       }
-      i++;
+      i += 1 + cpLen(i + 1);
       continue;
     }
     if (inClass) {
-      if (c === "[" && src[i + 1] === ":") {
-        const m = /^\[:(\^?)([a-z]+):\]/.exec(src.slice(i));
-        if (m) {
-          const body = POSIX[m[2]!];
-          if (body === undefined) throw goError("invalid character class range", m[0]);
-          if (m[1]) {
-            throw new Error(
-              `regexp ${JSON.stringify(pattern)}: negated POSIX classes are not supported`,
-            );
-          }
-          out += body;
-          i += m[0].length - 1;
+      if (c === "[" && p[i + 1] === ":") {
+        const close = p.indexOf(":]", i + 2);
+        if (close >= 0) {
+          i = close + 2;
           continue;
         }
       }
-      if (c === "]") inClass = false;
-      out += c;
+      if (c === "]" && i > classStart) inClass = false;
+      i += cpLen(i);
       continue;
     }
     if (c === "[") {
       inClass = true;
-      out += c;
-      // A `]` or `^]` right after `[` is a literal in RE2.
-      if (src[i + 1] === "^") {
-        out += "^";
-        i++;
-      }
-      if (src[i + 1] === "]") {
-        out += "\\]";
-        i++;
-      }
+      i++;
+      if (p[i] === "^") i++;
+      classStart = i; // a `]` here is a literal
       continue;
     }
-    if (c === "(" && src[i + 1] === "?") {
-      const rest = src.slice(i);
-      if (rest.startsWith("(?P<")) {
-        out += "(?<";
-        i += 3;
+    if (c === "(" && p[i + 1] === "?") {
+      const at = p.startsWith("(?P<", i) && p.length - i > 4
+        ? i + 4
+        : p[i + 2] === "<" && p.length - i > 3
+        ? i + 3
+        : -1;
+      if (at >= 0) {
+        const close = p.indexOf(">", at);
+        if (close < 0) break;
+        const name = p.slice(at, close);
+        if (names.has(name)) out.dupNames.push([at, close]);
+        names.add(name);
+        i = close + 1;
         continue;
       }
-      if (rest.startsWith("(?:") || (rest.startsWith("(?<") && !/^\(\?<[=!]/.test(rest))) {
-        out += c;
-        continue;
-      }
-      const g = /^\(\?[^)]*\)?/.exec(rest)![0];
-      throw goError("invalid or unsupported Perl syntax", g.slice(0, 3));
     }
-    if (c === "{" || c === "}") {
-      // RE2 reads a brace that is not a repetition {n}, {n,}, {n,m} as a literal.
-      const q = c === "{" ? /^\{\d+(,\d*)?\}/.exec(src.slice(i)) : null;
-      if (q) {
-        out += q[0];
-        i += q[0].length - 1;
-        if (src[i + 1] === "+") throw goError("invalid nested repetition operator", q[0] + "+");
-      } else out += `\\${c}`;
-      continue;
-    }
-    if ((c === "*" || c === "+" || c === "?") && src[i + 1] === "+") {
-      throw goError("invalid nested repetition operator", c + "+");
-    }
-    out += c;
+    i += cpLen(i);
   }
-  if (inClass) throw goError("missing closing ]", src.slice(src.lastIndexOf("[")));
+  return out;
+}
+
+/** A character absent from `p`, to build markers that cannot collide with its text. */
+function absentChar(p: string): string {
+  for (let c = 0xe000;; c++) {
+    const ch = String.fromCharCode(c);
+    if (!p.includes(ch)) return ch;
+  }
+}
+
+/**
+ * Go's `regexp.Compile`: compiles `pattern` with Go 1.23's syntax, or
+ * throws {@link GoRegexpError} with Go's exact message.
+ */
+export function compileGoRegexp(pattern: string): GoRegexp {
+  const p = goString(pattern);
+  const { badProps, dupNames } = scan(p);
+  // Rewrite what re2js would judge differently: unknown `\p` names become
+  // names re2js refuses too (so the refusal comes at the same point of the
+  // parse), duplicate group names become fresh ones. Both are mapped back
+  // in error texts.
+  const edits = [
+    ...badProps.map(([s, e]) => ({ s, e, kind: "prop" as const })),
+    ...dupNames.map(([s, e]) => ({ s, e, kind: "name" as const })),
+  ].sort((a, b) => a.s - b.s);
+  let src = p;
+  const back = new Map<string, string>();
+  if (edits.length > 0) {
+    const mark = absentChar(p);
+    let out = "";
+    let at = 0;
+    edits.forEach((ed, k) => {
+      // A group name must stay [A-Za-z0-9_]+: the marker is a run of `_` longer than any in p.
+      const fresh = ed.kind === "prop" ? `\\p{${mark}${k}${mark}}` : nameMarker(p, k);
+      back.set(fresh, p.slice(ed.s, ed.e));
+      out += p.slice(at, ed.s) + fresh;
+      at = ed.e;
+    });
+    src = out + p.slice(at);
+  }
+  let re: RE2JS;
   try {
-    return new RegExp(out, flags);
+    re = RE2JS.compile(src);
   } catch (e) {
-    throw new Error(
-      `error parsing regexp: ${(e as Error).message.replace(/^Invalid regular expression: /, "")}`,
-    );
+    if (!(e instanceof RE2JSSyntaxException)) throw e;
+    const code = e.error;
+    let expr = e.input ?? "";
+    if (code === "expression too large" || code === "expression nests too deeply") expr = p;
+    else if (expr === src) expr = p;
+    else for (const [fresh, orig] of back) expr = expr.split(fresh).join(orig);
+    throw new GoRegexpError(code, expr);
   }
+  return {
+    pattern,
+    matchString: (s: string) => re.test(goString(s)),
+    match: (b: Uint8Array) => re.test(b),
+  };
+}
+
+/** The k-th fresh group name for `p`: `_…_k_…_` with runs of `_` longer than any in `p`. */
+function nameMarker(p: string, k: number): string {
+  const longest = Math.max(0, ...(p.match(/_+/g) ?? []).map((r) => r.length));
+  const run = "_".repeat(longest + 1);
+  return `${run}${k}${run}`;
 }

@@ -15,7 +15,7 @@
 
 import { InputError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
-import { compileGoRegexp } from "../go/regexp.ts";
+import { compileGoRegexp, type GoRegexp } from "../go/regexp.ts";
 import { parseManifests } from "../k8s/manifest.ts";
 import { formatIp, parseIp } from "../pki/pkix.ts";
 
@@ -75,7 +75,7 @@ export interface IpPrefix {
 /** The checked policy. */
 export interface ApprovalPolicy {
   providerRegex: string;
-  providerRegexp: RegExp;
+  providerRegexp: GoRegexp;
   prefixes: IpPrefix[];
   maxExpirationSeconds: number;
   bypassDnsResolution: boolean;
@@ -190,7 +190,7 @@ export function buildPolicy(
   const warnings: string[] = [];
   const regex = s.providerRegex ?? ".*";
   if (regex === "") throw fail("providerRegex", POLICY_MESSAGES.emptyRegex);
-  let providerRegexp: RegExp;
+  let providerRegexp: GoRegexp;
   try {
     providerRegexp = compileGoRegexp(regex);
   } catch (e) {

@@ -128,7 +128,7 @@ export function dnsCheck(
     : username;
   for (const name of dnsNames) {
     if (!p.bypassHostnameCheck && !name.startsWith(hostname)) return KCA_REASONS.R5;
-    if (!p.providerRegexp.test(name)) return KCA_REASONS.R6;
+    if (!p.providerRegexp.matchString(name)) return KCA_REASONS.R6;
   }
   if (p.bypassDnsResolution) return undefined;
   const resolved: string[] = [];

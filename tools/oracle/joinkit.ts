@@ -405,3 +405,27 @@ export async function judgeChain(input: ChainInput): Promise<ChainVerdict> {
   ids.sort();
   return { ok: true, chains: ids };
 }
+
+// ---- regexp ----
+
+export type RegexpVerdict =
+  | { ok: true; match: boolean }
+  | { ok: false; err: string }
+  | Unavailable;
+
+/**
+ * `regexp.Compile(p)` then `MatchString(s)`, or `Match(bytes)` when `b`
+ * (base64) is given: lib/go/regexp.ts `compileGoRegexp`.
+ */
+export async function judgeRegexp(c: { p: string; s: string; b?: string }): Promise<RegexpVerdict> {
+  const compile = fn(await lib("go/regexp.ts"), "compileGoRegexp");
+  if (!compile) return { unavailable: "lib/go/regexp.ts compileGoRegexp" };
+  let re;
+  try {
+    re = compile(c.p);
+  } catch (e) {
+    return { ok: false, err: (e as Error).message };
+  }
+  if (c.b === undefined) return { ok: true, match: re.matchString(c.s) };
+  return { ok: true, match: re.match(new Uint8Array(Buffer.from(c.b, "base64"))) };
+}

@@ -2,7 +2,7 @@
  * `deno task oracle`: seeded differential fuzzing of joinkit's Go-exact
  * judgements against Go itself (tools/oracle/main.go, built here).
  *
- *   deno task oracle [--seed N] [--cases N] [--only chain|cert|csr|pem|rfc3339|kubeconfig]
+ *   deno task oracle [--seed N] [--cases N] [--only chain|cert|csr|pem|rfc3339|kubeconfig|regexp]
  *                    [--go123-plain]
  *
  * The Go program is built with the go125/ overlay (Go 1.23.5's standard
@@ -32,11 +32,12 @@ import {
 } from "./generators.ts";
 import { classify, differingFields, type Facts } from "./intended.ts";
 import * as jk from "./joinkit.ts";
+import { knownRegexpDifference, regexpCase } from "./regexp_gen.ts";
 import { PatchError, writeOverlay } from "./overlay.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const OUT = `${ROOT}.tmp/oracle`;
-const JUDGEMENTS = ["rfc3339", "pem", "cert", "csr", "chain", "kubeconfig"] as const;
+const JUDGEMENTS = ["rfc3339", "pem", "cert", "csr", "chain", "kubeconfig", "regexp"] as const;
 type Judgement = typeof JUDGEMENTS[number];
 
 function flag(name: string, def: string): string {
@@ -151,8 +152,8 @@ type Any = any;
  * (`godebug`) turn rsa1024min off, as x509.CreateCertificate verifies its own
  * signature and the overlay's Go 1.24 rule would refuse small test keys.
  */
-async function oracle(reqs: unknown[], godebug = ""): Promise<Any[]> {
-  const child = new Deno.Command(BIN, {
+async function oracle(reqs: unknown[], godebug = "", bin = BIN): Promise<Any[]> {
+  const child = new Deno.Command(bin, {
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -362,6 +363,30 @@ function spkiPin(der: Uint8Array, _ans: unknown): string {
   return "sha256:" + createHash("sha256").update(der.subarray(s, e)).digest("hex");
 }
 
+/**
+ * Go's regexp has its own small program (tools/oracle/regexp/), built without
+ * the go125 overlay: kubelet-csr-approver runs Go 1.23's regexp.
+ */
+async function regexpBin(): Promise<string> {
+  const bin = `${OUT}/oracle-regexp`;
+  const env: Record<string, string> = { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" };
+  if (!Deno.env.get("GOCACHE")) env.GOCACHE = `${OUT}/gocache`;
+  const r = await new Deno.Command((await findGo())!, {
+    args: ["build", "-o", bin, "./regexp"],
+    cwd: `${ROOT}tools/oracle`,
+    env,
+  }).output();
+  if (!r.success) throw new Error(`go build ./regexp: ${new TextDecoder().decode(r.stderr)}`);
+  return bin;
+}
+
+function regexpCases(r: Rng, n: number): Promise<Case[]> {
+  return Promise.resolve(Array.from({ length: n }, () => {
+    const c = regexpCase(r);
+    return { go: c, joinkit: () => jk.judgeRegexp(c), files: { json: JSON.stringify(c) + "\n" } };
+  }));
+}
+
 const BUILDERS: Record<Judgement, (r: Rng, n: number) => Promise<Case[]>> = {
   rfc3339: rfc3339Cases,
   pem: pemCases,
@@ -369,6 +394,7 @@ const BUILDERS: Record<Judgement, (r: Rng, n: number) => Promise<Case[]>> = {
   csr: csrCases,
   chain: chainCases,
   kubeconfig: kubeconfigCases,
+  regexp: regexpCases,
 };
 
 // ---- comparison ----
@@ -397,6 +423,8 @@ function agree(j: Judgement, go: Any, k: Any): boolean {
       return go.err === k.err &&
         (!go.ok || JSON.stringify(go.certs) === JSON.stringify(k.certs)) &&
         JSON.stringify(go.blocks) === JSON.stringify(k.blocks);
+    case "regexp":
+      return go.ok ? go.match === k.match : go.err === k.err;
     case "kubeconfig":
       if (go.ok) {
         return go.cluster === k.cluster && go.server === k.server &&
@@ -445,7 +473,7 @@ async function runJudgement(j: Judgement): Promise<Count> {
   const r = new Rng(subSeed(seed, j));
   const cases = await BUILDERS[j](r, casesPer);
   const t1 = performance.now();
-  const goAns = await oracle(cases.map((c) => c.go));
+  const goAns = await oracle(cases.map((c) => c.go), "", j === "regexp" ? await regexpBin() : BIN);
   const t2 = performance.now();
   const count: Count = {
     cases: 0,
@@ -491,7 +519,8 @@ async function runJudgement(j: Judgement): Promise<Count> {
       count.agree++;
       continue;
     }
-    const rule = classify(
+    const known = j === "regexp" ? knownRegexpDifference(c.go.p, go, k) : undefined;
+    const rule = known ? { id: known } : classify(
       { judgement: j, go, joinkit: k, facts: (go.facts ?? {}) as Facts },
       (g, kk) => agree(j, g, kk),
       plain,
