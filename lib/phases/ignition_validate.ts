@@ -102,14 +102,16 @@ export function validateIgnitionConfig(cfg: unknown): IgnitionReport {
   const systemd = isObj(cfg.systemd) ? cfg.systemd : {};
   if (cfg.systemd !== undefined) keys(systemd, "systemd", "systemd", r);
 
-  // Nodes: files, directories, links share one key space (MergedKeys "Node").
+  // Nodes: directories, files, links share one key space (MergedKeys "Node"), checked in the
+  // order of Storage's fields, so the later entry of a pair is the one reported.
   const nodes: { at: string; path: string; kind: "file" | "directory" | "link" }[] = [];
   const seen = new Set<string>();
   for (
-    const [section, kind] of [["files", "file"], ["directories", "directory"], [
-      "links",
-      "link",
-    ]] as const
+    const [section, kind] of [
+      ["directories", "directory"],
+      ["files", "file"],
+      ["links", "link"],
+    ] as const
   ) {
     const list = storage[section];
     if (list === undefined) continue;
@@ -168,7 +170,11 @@ export function validateIgnitionConfig(cfg: unknown): IgnitionReport {
       if (l.kind === "link" && n.path.startsWith(l.path + "/")) {
         r.errors.push(`${n.at}: ${n.kind} path includes link in config`);
       }
-      if (l.kind === "file" && n.path.startsWith(l.path === "/" ? "/" : l.path + "/")) {
+      // Both paths valid and not the root, else the path rules above have said it already.
+      if (
+        l.kind === "file" && l.path !== "/" && validatePath(l.path) === undefined &&
+        validatePath(n.path) === undefined && n.path.startsWith(l.path + "/")
+      ) {
         r.errors.push(`${n.at}.path: ${l.path} is a file in the config (${l.at}), not a directory`);
       }
     }
