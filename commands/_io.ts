@@ -348,6 +348,12 @@ export interface TextChunk {
   last: boolean;
   /** Set for the parts of one long `List` read item by item (see ManifestChunk.list). */
   list?: { document: number; itemsBefore: number; end: boolean; json?: boolean };
+  /**
+   * The file was found in a directory named, not named itself: a reader
+   * looking for one kind of object may skip it when it holds none (with a
+   * warning), as `doctor` does.
+   */
+  inDirectory?: boolean;
 }
 
 /**
@@ -372,7 +378,10 @@ const SEPARATOR = /^---(?=[ \t\r\n]|$)/gm;
  * must be a `List`, read item by item (lib/k8s/json_stream.ts).
  */
 export function* readManifestChunks(names: readonly string[]): Generator<TextChunk> {
-  for (const file of streamFiles(names)) yield* chunksOf(file);
+  for (const [file, inDirectory] of streamFileEntries(names)) {
+    if (!inDirectory) yield* chunksOf(file);
+    else for (const c of chunksOf(file)) yield { ...c, inDirectory };
+  }
 }
 
 /**

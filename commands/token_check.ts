@@ -12,14 +12,15 @@ import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagList, flagSet, outputFormat } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, missingFlag, outputFormat } from "./_flags.ts";
 import { readManifestChunks } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { SecretFileSkips } from "./_secret_inputs.ts";
 
 const FLAGS = flagSet("token check", [
   [
     "secrets",
-    "Secret manifests: YAML streams, JSON objects or Lists,\ndirectories (recursively), '-' for stdin; repeatable (required)",
+    "Secret manifests: YAML streams, JSON objects or Lists,\ndirectories (recursively; a file there that holds no Secret is\nskipped with a warning), '-' for stdin; repeatable (required)",
   ],
   ["output", "text (default), json or yaml (a TokenReview-style status)"],
 ]);
@@ -62,7 +63,7 @@ Examples:
     expectArgs(ctx, 1, 1, "TOKEN");
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const paths = flagList(ctx.flags, "secrets");
-    if (paths.length === 0) throw new UsageError("missing required flag --secrets");
+    if (paths.length === 0) missingFlag(ctx.flags, "--secrets");
     let token = ctx.args[0]!;
     if (token === "-") {
       if (paths.includes("-")) throw new UsageError("TOKEN and --secrets cannot both be '-'");
@@ -73,19 +74,32 @@ Examples:
     // but only those the authenticator's lookup can pick (its name) are kept.
     const wanted = SECRET_PREFIX + (tokenFromString(token)?.id ?? "");
     const counts = { documents: 0, objects: 0 };
+    // A file found in a directory that holds no Secret is skipped, with a warning.
+    const skips = new SecretFileSkips(ctx.stderr);
     for (const chunk of readManifestChunks(paths)) {
+      if (!skips.next(chunk)) continue;
       // Fleets in the common simple shape are read straight into the same Secrets.
       const simple = simpleSecretsChunk(chunk, counts);
       if (simple !== undefined) {
+        if (simple.length) skips.secret();
         for (const secret of simple) if (secret.name === wanted) secrets.push(secret);
         continue;
       }
-      for (const obj of parseManifestChunk(chunk, counts)) {
+      let objects;
+      try {
+        objects = parseManifestChunk(chunk, counts);
+      } catch (e) {
+        if (skips.unreadable(e, chunk)) continue;
+        throw e;
+      }
+      for (const obj of objects) {
         if (!isSecretObject(obj)) continue;
+        skips.secret();
         const secret = decodeSecret(obj, chunk.source);
         if (secret.name === wanted) secrets.push(secret);
       }
     }
+    skips.end();
     const result = authenticateBootstrapToken(token, secrets, ctx.now);
     if (!result.authenticated) {
       throw new CheckError(

@@ -25,6 +25,7 @@ import { type Command, EXIT_CODES } from "./_command.ts";
 import { flagSet, outputFormat } from "./_flags.ts";
 import { readManifestChunks } from "./_io.ts";
 import { progress } from "./_progress.ts";
+import { SecretFileSkips } from "./_secret_inputs.ts";
 
 const FLAGS = flagSet("token list", [
   [
@@ -47,7 +48,9 @@ export const command: Command = {
   help: `List bootstrap tokens from Secret manifests, as 'kubeadm token list' prints them.
 
 Reads Secrets (YAML streams, JSON objects or Lists, directories recursively,
-'-' for stdin; stdin when no argument is given). As kubeadm lists only
+'-' for stdin; stdin when no argument is given). A file found in a directory
+that holds no Secret (a kubeconfig, init's join-command.txt) is skipped with
+one warning line; a file named on its own must parse. As kubeadm lists only
 Secrets of type bootstrap.kubernetes.io/token in kube-system, other objects
 are skipped silently; a Secret without namespace counts as kube-system, one
 in another namespace is skipped with a warning. Rows are sorted by Secret
@@ -114,20 +117,31 @@ Examples:
         problems++;
       }
     };
+    // A file found in a directory that holds no Secret is skipped, with a warning.
+    const skips = new SecretFileSkips(ctx.stderr);
     // Inputs are read document by document: memory holds the tokens, not the input.
     for (const chunk of readManifestChunks(ctx.args.length ? ctx.args : ["-"])) {
       const source = chunk.source;
+      if (!skips.next(chunk)) continue;
       // Fleets in the common simple shape are read straight into Secrets; the rest the general way.
       const simple = simpleSecretsChunk(chunk, counts);
       if (simple !== undefined) {
         shown.tick(simple.length);
+        if (simple.length) skips.secret();
         for (const secret of simple) list(secret, source);
         continue;
       }
-      const objects = parseManifestChunk(chunk, counts);
+      let objects;
+      try {
+        objects = parseManifestChunk(chunk, counts);
+      } catch (e) {
+        if (skips.unreadable(e, chunk)) continue;
+        throw e;
+      }
       shown.tick(objects.length);
       for (const obj of objects) {
         if (!isSecretObject(obj)) continue;
+        skips.secret();
         let secret;
         try {
           secret = decodeSecret(obj, source);
@@ -139,6 +153,7 @@ Examples:
         list(secret, source, obj);
       }
     }
+    skips.end();
     shown.done();
     const tokens = sortTokensByName(listed);
     if (tokens.length === 0 && problems === 0) {
