@@ -26,8 +26,20 @@ Reads every file under each DIR (recursively, symlinks followed, dot-files
 skipped), each FILE, or stdin (-): what 'joinkit init --out-dir' writes and
 what kubeadm writes -- bootstrap-token Secrets, RBAC, the cluster-info
 ConfigMap, bootstrap and other kubeconfigs, discovery files, JoinConfigurations
-(kubeadm.k8s.io), join commands (a 'kubeadm join ...' line), certificates and
-keys -- and checks that:
+and Init/ClusterConfigurations (kubeadm.k8s.io), join commands (a 'kubeadm
+join ...' line), certificates and keys, upload-certs' kubeadm-certs Secret --
+and the files inside node payloads ('joinkit node-payload': a #cloud-config,
+with or without '## template: jinja', and its write_files; an Ignition
+config and its storage.files data URLs), each judged as if loose (named
+PAYLOAD:PATH) -- and checks that:
+  - every JoinConfiguration passes kubeadm join's loader (an unknown field
+    is a finding: kubeadm join ignores it, 'kubeadm config validate' refuses
+    it) and ValidateJoinConfiguration (kubeadm v1.32's texts); file discovery
+    without a TLS bootstrap token has credentials in the discovery file (found
+    at its path in the same payload); every Init/ClusterConfiguration passes
+    kubeadm init's loader and ValidateInitConfiguration;
+  - a kube-system/kubeadm-certs Secret's values are AES-GCM ciphertexts
+    (nonce and tag present; without the key they are not read as PEM);
   - every token a kubeconfig (user token), join command (--token,
     --discovery-token, --tls-bootstrap-token), JoinConfiguration
     (discovery.bootstrapToken.token, tlsBootstrapToken) or InitConfiguration
@@ -51,8 +63,11 @@ keys -- and checks that:
 
 Output: one line per finding, 'FILE: OBJECT: FIELD: CHECK: MESSAGE', then a
 summary line. A file that cannot be read or is not recognised is skipped
-with a 'warning:' line on stderr, never fatal. -o json|yaml prints the report:
-files, objects, tokenReferences, tokenSecrets, certificates, validated,
+with a 'warning:' line on stderr and the rest is still checked, but the run
+does not pass (exit 1): doctor never says ok about a file it did not check,
+nor about a run that checked nothing (an empty directory). -o json|yaml
+prints the report: files, payloads, kubeadmConfigs, kubeadmCertsSecrets,
+objects, tokenReferences, tokenSecrets, certificates, validated,
 unvalidatedKinds, findings [{file, object, field, check, message}], skipped
 [{file, reason}].
 
@@ -60,7 +75,9 @@ Usage:
   joinkit doctor DIR|FILE|-... [-o text|json|yaml]
 
 ${FLAGS.help}
-Exit 3 when there is any finding (one 'error:' line on stderr).
+Exit 3 when there is any finding (one 'error:' line on stderr); else exit 1
+when a file was skipped or nothing at all was checked; 0 only when every
+input was read and checked and nothing was found.
 Times are judged at the global --now (default: the system time).
 
 ${EXIT_CODES}
@@ -108,6 +125,18 @@ Examples:
       );
       return 3;
     }
+    if (report.skipped.length) {
+      ctx.stderr(
+        `error: doctor: ${report.skipped.length} file${
+          report.skipped.length === 1 ? "" : "s"
+        } not checked (skipped): the run does not pass`,
+      );
+      return 1;
+    }
+    if (report.objects + report.certificates + report.payloads === 0) {
+      ctx.stderr("error: doctor: nothing to check in the input");
+      return 1;
+    }
     return 0;
   },
 };
@@ -120,7 +149,9 @@ function textReport(r: DoctorReport): string {
     ? `, not validated (no schema here): ${r.unvalidatedKinds.join(", ")}`
     : "";
   lines.push(
-    `doctor: ${r.files} files, ${r.objects} objects (${r.validated} validated against the schema${unvalidated}), ${r.tokenSecrets} token Secrets, ${r.tokenReferences} token references, ${r.certificates} certificates: ${r.findings.length} findings, ${r.skipped.length} files skipped`,
+    `doctor: ${r.files} files${
+      r.payloads ? ` (${r.payloads} node payloads)` : ""
+    }, ${r.objects} objects (${r.validated} validated against the schema${unvalidated}), ${r.tokenSecrets} token Secrets, ${r.tokenReferences} token references, ${r.certificates} certificates: ${r.findings.length} findings, ${r.skipped.length} files skipped`,
   );
   return lines.join("\n") + "\n";
 }

@@ -55,6 +55,17 @@ import {
   KUBECONFIG_KEY,
 } from "../discovery/cluster_info.ts";
 import { detachedTokenIsValid } from "../discovery/jws.ts";
+import { checkDiscoveryFile } from "../discovery/discovery_file.ts";
+import { messageOf } from "../base/errors.ts";
+import { GCM_NONCE_SIZE } from "../pki/aes_gcm.ts";
+import { readInitConfiguration } from "../kubeadm/init_config.ts";
+import {
+  decodeJoinConfiguration,
+  NO_DISCOVERY_CREDENTIALS,
+  validateJoinConfig,
+} from "../kubeadm/join_config.ts";
+import { KUBEADM_CERTS_SECRET } from "./upload_certs.ts";
+import { payloadFiles } from "./payload_files.ts";
 
 /** One file to examine. */
 export interface DoctorFile {
@@ -85,6 +96,12 @@ export interface Skipped {
 /** What doctor found. */
 export interface DoctorReport {
   files: number;
+  /** Node payloads (cloud-config, Ignition) whose files were read and checked. */
+  payloads: number;
+  /** kubeadm configurations judged by kubeadm's rules (JoinConfiguration; Init+Cluster per file). */
+  kubeadmConfigs: number;
+  /** `kube-system/kubeadm-certs` Secrets (upload-certs output) whose ciphertexts were checked. */
+  kubeadmCertsSecrets: number;
   objects: number;
   /** Token references checked (kubeconfigs, join commands, JoinConfigurations). */
   tokenReferences: number;
@@ -217,6 +234,9 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   const unvalidated = new Set<string>();
   let objects = 0;
   let validated = 0;
+  let payloads = 0;
+  let kubeadmConfigs = 0;
+  let kubeadmCertsSecrets = 0;
 
   /** A token reference; the same token in the same field twice (`--token`: discovery and TLS) is one. */
   const addRef = (ref: TokenRef) => {
@@ -348,7 +368,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
 
   // kubeadm's bootstrapTokens: each must have been rendered with its usages and groups
   // (defaults: signing and authentication, the default node-token group).
-  const readInitConfiguration = (file: string, obj: Record<string, unknown>) => {
+  const readInitTokens = (file: string, obj: Record<string, unknown>) => {
     const object = `InitConfiguration (${str(obj.apiVersion)})`;
     const list = Array.isArray(obj.bootstrapTokens) ? obj.bootstrapTokens : [];
     list.forEach((bt, i) => {
@@ -405,7 +425,118 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     }
   };
 
-  for (const f of files) {
+  /**
+   * kubeadm's own judgement of the kubeadm configs in one file: a
+   * JoinConfiguration decoded as `kubeadm join --config` does (unknown fields
+   * are findings: kubeadm join ignores them, `kubeadm config validate`
+   * refuses them) and judged by `ValidateJoinConfiguration`, then file
+   * discovery's credentials (the discovery file found in the same payload);
+   * an Init/ClusterConfiguration read as `kubeadm init --config` does.
+   */
+  const checkKubeadmDocs = (
+    file: string,
+    docs: readonly Record<string, unknown>[],
+    inPayload: ReadonlyMap<string, string> | undefined,
+  ) => {
+    const kubeadm = docs.filter((d) => KUBEADM_GROUP.test(str(d.apiVersion)));
+    for (const obj of kubeadm.filter((d) => d.kind === "JoinConfiguration")) {
+      kubeadmConfigs++;
+      const object = `JoinConfiguration (${str(obj.apiVersion)})`;
+      const at = { file, object, check: "kubeadm" };
+      let decoded;
+      try {
+        decoded = decodeJoinConfiguration(obj, file);
+      } catch (e) {
+        add({ ...at, field: "", message: messageOf(e).replace(`${file}: `, "") });
+        continue;
+      }
+      for (const w of decoded.warnings) {
+        add({
+          ...at,
+          field: (/unknown field "([^"]*)"/.exec(w) ?? [])[1] ?? "",
+          message: `${w}: kubeadm join ignores it ('kubeadm config validate' refuses it)`,
+        });
+      }
+      const errs = validateJoinConfig(decoded.config, { joinTime: false });
+      for (const e of errs) add({ ...at, field: "", message: e });
+      const d = decoded.config.discovery;
+      if (errs.length || !d.file || d.bootstrapToken || d.tlsBootstrapToken) continue;
+      const onNode = d.file.kubeConfigPath;
+      const text = inPayload?.get(onNode);
+      if (text === undefined) {
+        add({
+          ...at,
+          field: "discovery.file.kubeConfigPath",
+          message:
+            `file discovery without tlsBootstrapToken: kubeadm join needs credentials in ${onNode}, which is not in ${
+              inPayload ? "the payload" : "the input"
+            }`,
+        });
+        continue;
+      }
+      let creds = false;
+      try {
+        creds = checkDiscoveryFile(text).hasCredentials;
+      } catch (e) {
+        add({
+          ...at,
+          field: "discovery.file.kubeConfigPath",
+          message: `${onNode}: ${messageOf(e)}`,
+        });
+        continue;
+      }
+      if (!creds) {
+        add({ ...at, field: "discovery.file.kubeConfigPath", message: NO_DISCOVERY_CREDENTIALS });
+      }
+    }
+    const init = kubeadm.filter((d) =>
+      d.kind === "InitConfiguration" || d.kind === "ClusterConfiguration"
+    );
+    if (init.length) {
+      kubeadmConfigs++;
+      try {
+        const r = readInitConfiguration(init, file);
+        for (const w of r.warnings.filter((x) => x.startsWith("strict decoding error"))) {
+          add({
+            file,
+            object: "InitConfiguration",
+            field: (/unknown field "([^"]*)"/.exec(w) ?? [])[1] ?? "",
+            check: "kubeadm",
+            message: `${w}: kubeadm init ignores it ('kubeadm config validate' refuses it)`,
+          });
+        }
+      } catch (e) {
+        add({
+          file,
+          object: "InitConfiguration",
+          field: "",
+          check: "kubeadm",
+          message: messageOf(e).replace(`${file}: `, ""),
+        });
+      }
+    }
+  };
+
+  /** One file (loose, or inside a payload: then `inPayload` maps node paths to texts). */
+  const examine = async (f: DoctorFile, inPayload?: ReadonlyMap<string, string>) => {
+    const payload = inPayload ? undefined : payloadFiles(f.text);
+    if (payload) {
+      payloads++;
+      for (const p of payload.problems) {
+        add({
+          file: f.name,
+          object: `${payload.format} payload`,
+          field: p.path,
+          check: "payload",
+          message: p.reason,
+        });
+      }
+      const byPath = new Map(payload.files.map((e) => [e.path, e.text]));
+      for (const e of payload.files) {
+        await examine({ name: `${f.name}:${e.path}`, text: e.text, bytes: e.bytes }, byPath);
+      }
+      return;
+    }
     const pem = looksLikePem(f.text);
     if (pem) {
       let list: Cert[];
@@ -413,10 +544,10 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         list = certsOfPem(f.text);
       } catch (e) {
         skipped.push({ file: f.name, reason: (e as Error).message });
-        continue;
+        return;
       }
       addCerts(f.name, undefined, list);
-      continue; // keys, CSRs: nothing to check
+      return; // keys, CSRs: nothing to check
     }
     if (f.bytes[0] === 0x30 && f.bytes.some((b) => b === 0)) {
       try {
@@ -428,23 +559,23 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
           reason: `binary, not a DER certificate: ${(e as Error).message}`,
         });
       }
-      continue;
+      return;
     }
     const words = joinWords(f.text);
     if (words) {
       readJoinCommand(f.name, words);
-      continue;
+      return;
     }
     let docs: Record<string, unknown>[];
     try {
       docs = parseManifests(f.text, f.name) as Record<string, unknown>[];
     } catch (e) {
       skipped.push({ file: f.name, reason: (e as Error).message.replace(`${f.name}: `, "") });
-      continue;
+      return;
     }
     if (docs.length === 0) {
       skipped.push({ file: f.name, reason: "no objects" });
-      continue;
+      return;
     }
     for (const obj of docs) {
       objects++;
@@ -456,7 +587,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       }
       if (KUBEADM_GROUP.test(apiVersion)) {
         if (kind === "JoinConfiguration") readJoinConfiguration(f.name, obj);
-        if (kind === "InitConfiguration") readInitConfiguration(f.name, obj);
+        if (kind === "InitConfiguration") readInitTokens(f.name, obj);
         continue;
       }
       if (apiVersion === "" || kind === "") {
@@ -501,13 +632,38 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         // An issued certificate: status.certificate (base64 PEM).
         embeddedCerts(f.name, object, "status.certificate", obj.status.certificate);
       }
-      if (kind === "Secret" && isObject(obj.data)) {
+      if (kind === "Secret" && isKubeadmCerts(obj)) {
+        // upload-certs output: every value is AES-GCM ciphertext (nonce, data, tag) or empty;
+        // without the certificate key only its shape can be checked, not parsed as PEM.
+        kubeadmCertsSecrets++;
+        const data = isObject(obj.data) ? obj.data : {};
+        for (const [key, value] of Object.entries(data)) {
+          const raw = typeof value === "string" ? decodeGoBase64(value) : undefined;
+          const why = raw === undefined
+            ? "not valid base64"
+            : raw.length > 0 && raw.length < GCM_NONCE_SIZE + 16
+            ? `${raw.length} bytes: too short for AES-GCM (a ${GCM_NONCE_SIZE}-byte nonce and a 16-byte tag)`
+            : undefined;
+          if (why) {
+            add({
+              file: f.name,
+              object,
+              field: `data.${key}`,
+              check: "upload-certs",
+              message: why,
+            });
+          }
+        }
+      } else if (kind === "Secret" && isObject(obj.data)) {
         for (const key of ["ca.crt", "tls.crt"]) {
           embeddedCerts(f.name, object, `data.${key}`, obj.data[key]);
         }
       }
     }
-  }
+    checkKubeadmDocs(f.name, docs, inPayload);
+  };
+
+  for (const f of files) await examine(f);
 
   // --- cluster-info: its CA and signatures -------------------------------------------------
   const clusterInfo = clusterInfos[clusterInfos.length - 1];
@@ -663,7 +819,8 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   for (const ref of pinRefs) {
     const at = { file: ref.file, object: ref.object, field: ref.field };
     if (ref.pins.length === 0) {
-      if (!ref.unsafe) {
+      // A JoinConfiguration's missing pins are ValidateJoinConfiguration's to report (kubeadm's text).
+      if (!ref.unsafe && !ref.object.startsWith("JoinConfiguration")) {
         add({
           ...at,
           check: "pin",
@@ -774,6 +931,9 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   });
   return {
     files: files.length,
+    payloads,
+    kubeadmConfigs,
+    kubeadmCertsSecrets,
     objects,
     tokenReferences: tokenRefs.length,
     tokenSecrets: secrets.length,
@@ -783,6 +943,13 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     findings,
     skipped,
   };
+}
+
+/** `kube-system/kubeadm-certs`: upload-certs' encrypted Secret. */
+function isKubeadmCerts(obj: Record<string, unknown>): boolean {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  return meta.name === KUBEADM_CERTS_SECRET &&
+    (meta.namespace === TOKEN_NAMESPACE || meta.namespace === undefined);
 }
 
 function dedupe(list: readonly Cert[]): Cert[] {

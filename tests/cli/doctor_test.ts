@@ -76,7 +76,10 @@ Deno.test("CLI doctor finds a tampered copy: a line per finding, a summary, exit
     "certificates",
     "files",
     "findings",
+    "kubeadmCertsSecrets",
+    "kubeadmConfigs",
     "objects",
+    "payloads",
     "skipped",
     "tokenReferences",
     "tokenSecrets",
@@ -85,15 +88,16 @@ Deno.test("CLI doctor finds a tampered copy: a line per finding, a summary, exit
   ]);
 });
 
-Deno.test("CLI doctor reads stdin, skips foreign and dangling files with a warning, never fatally", async () => {
+Deno.test("CLI doctor reads stdin, skips foreign and dangling files with a warning, checks the rest, and does not pass (exit 1)", async () => {
   const mixed = path.join(root.dir, "mixed");
   fs.cpSync(out, mixed, { recursive: true });
   fs.writeFileSync(path.join(mixed, "notes.txt"), "remember the milk\n");
   fs.symlinkSync("does-not-exist", path.join(mixed, "dangling.yaml"));
   const r = await runCli(["doctor", mixed, ...NOW]);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 1, r.stderr);
   const warnings = r.stderr.trimEnd().split("\n");
-  assert.equal(warnings.length, 2, r.stderr);
+  assert.equal(warnings.length, 3, r.stderr);
+  assert.equal(warnings[2], "error: doctor: 2 files not checked (skipped): the run does not pass");
   assert.match(warnings[0]!, /^warning: .*dangling\.yaml: skipped: dangling link or unreadable$/);
   assert.match(warnings[1]!, /^warning: .*notes\.txt: skipped: /);
   assert.match(r.stdout, /0 findings, 2 files skipped\n$/);
