@@ -93,14 +93,20 @@ export function* eachInput(
  * and more than {@link MAX_STREAM_FILES} in all is refused.
  */
 function* streamFiles(names: readonly string[]): Generator<string> {
+  for (const [file] of streamFileEntries(names)) yield file;
+}
+
+/** {@link streamFiles}, each file with whether it was found in a directory named. */
+function* streamFileEntries(names: readonly string[]): Generator<[string, boolean]> {
   let files = 0;
   for (const name of names) {
-    const list = name !== "-" && isDirectory(name) ? listFiles(name, MAX_STREAM_FILES) : [name];
+    const dir = name !== "-" && isDirectory(name);
+    const list = dir ? listFiles(name, MAX_STREAM_FILES) : [name];
     files += list.length;
     if (files > MAX_STREAM_FILES) {
       throw new InputError(`${name}: more than ${MAX_STREAM_FILES} files to read`);
     }
-    yield* list;
+    for (const file of list) yield [file, dir];
   }
 }
 
