@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "../_cli.ts";
+import { sopsDecryptObject } from "../../lib/gitops/sops.ts";
+import { parseManifests } from "../../lib/k8s/manifest.ts";
+import { ageOpen, FIXTURES, hasTool } from "../gitops/_helpers.ts";
+
+const NOW = ["--now", "2026-01-01T00:00:00Z"];
+const TOKEN = "abcdef.0123456789abcdef";
+const R1 = "age1f7q34mhfnuf7vyp9t57ght97c0mjdchj0lmfsgcx3hwptf7wqd3qmkd2af";
+const R2 = "age1e2j95m5k8d0rlp5fmhesplc79haljmuhyucjy7qzf7cnxxwp0qwquz4n4w";
+
+Deno.test("CLI encrypt writes token create's Secret as SOPS/age that each recipient opens, MAC included", async () => {
+  const created = await runCli(["token", "create", TOKEN, ...NOW]);
+  const r = await runCli(["encrypt", "--age-recipient", R1, "--age-recipient", R2, ...NOW], {
+    stdin: created.stdout,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.ok(!r.stdout.includes("0123456789abcdef"));
+  assert.match(
+    r.stdout,
+    /\nsops:\n {2}age:\n {2}- enc: \|\n {6}-----BEGIN AGE ENCRYPTED FILE-----\n/,
+  );
+  assert.match(
+    r.stdout,
+    /\n {2}encrypted_regex: \^\(data\|stringData\)\$\n {2}lastmodified: "2026-01-01T00:00:00Z"\n {2}mac: ENC\[AES256_GCM,/,
+  );
+  const [doc] = parseManifests(r.stdout, "out");
+  const meta = doc!.metadata as { name: string };
+  assert.equal(meta.name, "bootstrap-token-abcdef", "metadata stays in clear");
+  const [secret] = parseManifests(created.stdout, "in");
+  for (const [i, id] of ["age.key", "age2.key"].entries()) {
+    const enc = (doc!.sops as { age: { enc: string }[] }).age[i]!.enc;
+    const key = await ageOpen(`${FIXTURES}/${id}`, enc);
+    assert.deepEqual(sopsDecryptObject(doc!, key), secret);
+  }
+});
+
+Deno.test({
+  name: "CLI encrypt --out-dir: one file per Secret; the age CLI opens each data key (judge)",
+  ignore: !hasTool("age"),
+  fn: async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const out = path.join(dir, "git");
+      const r = await runCli([
+        "encrypt",
+        "--age-recipient",
+        R1,
+        "--out-dir",
+        out,
+        `${FIXTURES}/input.yaml`,
+        ...NOW,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const files = fs.readdirSync(out).sort();
+      assert.deepEqual(files, [
+        "kube-system.bootstrap-token-abcdef.sops.yaml",
+        "kustomization.yaml",
+        "prod.app.sops.yaml",
+        "prod.typed.sops.yaml",
+        "resources.yaml",
+      ]);
+      for (const f of files.filter((f) => f.endsWith(".sops.yaml"))) {
+        const [doc] = parseManifests(fs.readFileSync(path.join(out, f), "utf8"), f);
+        const enc = (doc!.sops as { age: { enc: string }[] }).age[0]!.enc;
+        const key = execFileSync("age", ["-d", "-i", `${FIXTURES}/age.key`], { input: enc });
+        assert.equal(key.length, 32, f);
+        assert.ok(sopsDecryptObject(doc!, new Uint8Array(key)), f);
+      }
+    } finally {
+      cleanup();
+    }
+  },
+});
+
+Deno.test("CLI encrypt refusals: a malformed recipient is exit 2 naming it, missing flag exit 2, --out with --out-dir exit 2; nothing written", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "x.yaml");
+    const rows: [string[], number, RegExp][] = [
+      [
+        ["--age-recipient", R1.slice(0, -1) + "x"],
+        2,
+        /^error: malformed recipient "age1.*": invalid checksum/,
+      ],
+      [["--age-recipient", "age1pq1abc"], 2, /^error: malformed recipient "age1pq1abc"/],
+      [[], 2, /missing required flag --age-recipient/],
+      [["--age-recipient", R1, "--out", out, "--out-dir", dir], 2, /--out and --out-dir/],
+    ];
+    for (const [flags, code, want] of rows) {
+      const outFlag = flags.includes("--out") ? [] : ["--out", out];
+      const r = await runCli(["encrypt", ...flags, ...outFlag, `${FIXTURES}/input.yaml`, ...NOW]);
+      assert.equal(r.code, code, `${flags}: ${r.stderr}`);
+      assert.match(r.stderr, want);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+      assert.ok(!fs.existsSync(out));
+    }
+  } finally {
+    cleanup();
+  }
+});

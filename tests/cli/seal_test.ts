@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { runCli, tempDir } from "../_cli.ts";
+import { parseManifests } from "../../lib/k8s/manifest.ts";
+import { fixture, FIXTURES, unsealBlob } from "../gitops/_helpers.ts";
+
+const NOW = ["--now", "2026-01-01T00:00:00Z"];
+const CERT = `${FIXTURES}/controller-2048.crt`;
+const KEY = fixture("controller-2048.key");
+const TOKEN = "abcdef.0123456789abcdef";
+
+function labelOf(meta: { name: string; namespace?: string; annotations?: Record<string, string> }) {
+  const a = meta.annotations ?? {};
+  if (a["sealedsecrets.bitnami.com/cluster-wide"] === "true") return "";
+  if (a["sealedsecrets.bitnami.com/namespace-wide"] === "true") return meta.namespace ?? "";
+  return `${meta.namespace ?? ""}/${meta.name}`;
+}
+
+/** Every value of every SealedSecret in `text`, opened with OpenSSL: name -> key -> plaintext. */
+function unsealAll(text: string): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const o of parseManifests(text, "out").filter((o) => o.kind === "SealedSecret")) {
+    const meta = o.metadata as { name: string; namespace?: string };
+    const data = (o.spec as { encryptedData: Record<string, string> }).encryptedData;
+    const values: Record<string, string> = {};
+    for (const [k, v] of Object.entries(data)) {
+      values[k] = Buffer.from(unsealBlob(KEY, v, labelOf(meta))).toString();
+    }
+    out[`${meta.namespace}/${meta.name}`] = values;
+  }
+  return out;
+}
+
+Deno.test("CLI seal turns token create's Secret into a SealedSecret that opens to the same values", async () => {
+  const created = await runCli(["token", "create", TOKEN, ...NOW]);
+  assert.equal(created.code, 0, created.stderr);
+  const r = await runCli(["seal", "--cert", CERT, ...NOW], { stdin: created.stdout });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.ok(!r.stdout.includes("0123456789abcdef"));
+  assert.ok(!r.stdout.includes(Buffer.from("0123456789abcdef").toString("base64")));
+  const [sealed] = parseManifests(r.stdout, "out");
+  assert.equal(sealed!.apiVersion, "bitnami.com/v1alpha1");
+  assert.equal(sealed!.kind, "SealedSecret");
+  const tmpl = (sealed!.spec as { template: { type: string } }).template;
+  assert.equal(tmpl.type, "bootstrap.kubernetes.io/token");
+  assert.deepEqual(unsealAll(r.stdout)["kube-system/bootstrap-token-abcdef"], {
+    "auth-extra-groups": "system:bootstrappers:kubeadm:default-node-token",
+    expiration: "2026-01-02T00:00:00Z",
+    "token-id": "abcdef",
+    "token-secret": "0123456789abcdef",
+    "usage-bootstrap-authentication": "true",
+    "usage-bootstrap-signing": "true",
+  });
+});
+
+Deno.test("CLI seal --scope cluster-wide -o json --out-dir: one file per SealedSecret, others and a kustomization", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const input = path.join(dir, "in.yaml");
+    fs.copyFileSync(`${FIXTURES}/input.yaml`, input);
+    const json = await runCli([
+      "seal",
+      "--cert",
+      CERT,
+      "--scope",
+      "cluster-wide",
+      "-o",
+      "json",
+      input,
+      ...NOW,
+    ]);
+    assert.equal(json.code, 0, json.stderr);
+    const list = JSON.parse(json.stdout);
+    assert.equal(list.kind, "List");
+    assert.deepEqual(list.items.map((i: { kind: string }) => i.kind), [
+      "SealedSecret",
+      "ConfigMap",
+      "SealedSecret",
+      "SealedSecret",
+    ]);
+    assert.equal(unsealAll(json.stdout)["prod/app"]!.user, "admin ü");
+    const out = path.join(dir, "git");
+    const r = await runCli(["seal", "--cert", CERT, "--out-dir", out, input, ...NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(fs.readdirSync(out).sort(), [
+      "kube-system.bootstrap-token-abcdef.sealedsecret.yaml",
+      "kustomization.yaml",
+      "prod.app.sealedsecret.yaml",
+      "prod.typed.sealedsecret.yaml",
+      "resources.yaml",
+    ]);
+    assert.match(
+      fs.readFileSync(path.join(out, "kustomization.yaml"), "utf8"),
+      /resources:\n- resources.yaml\n- prod.app.sealedsecret.yaml\n/,
+    );
+    // a second run refuses to overwrite
+    const again = await runCli(["seal", "--cert", CERT, "--out-dir", out, input, ...NOW]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already exists/);
+  } finally {
+    cleanup();
+  }
+});
+
+const BAD_CERTS: [string, string, RegExp][] = [
+  ["ec.crt", "P-256", /ec\.crt: expected RSA public key but found ECDSA P-256 key$/],
+  [
+    "expired.crt",
+    "",
+    /expired\.crt: failed to encrypt using an expired certificate on March 4, 2021$/,
+  ],
+  ["controller-2048.key", "", /controller-2048\.key: .*(no certificate|does not contain)/],
+];
+
+for (const [file, , want] of BAD_CERTS) {
+  Deno.test(`CLI seal refuses --cert ${file}: one line, exit 1, nothing written`, async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const out = path.join(dir, "out.yaml");
+      const r = await runCli([
+        "seal",
+        "--cert",
+        `${FIXTURES}/${file}`,
+        "--out",
+        out,
+        `${FIXTURES}/input.yaml`,
+        ...NOW,
+      ]);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.match(r.stderr.trim(), want);
+      assert.ok(!fs.existsSync(out));
+    } finally {
+      cleanup();
+    }
+  });
+}
+
+Deno.test("CLI seal refusals of input and flags: kubeseal's texts, exit codes, no value on stderr", async () => {
+  const noNs = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: nn\ndata:\n  p: c2VjcmV0LXZhbHVl\n";
+  const rows: [string[], string, number, RegExp][] = [
+    [
+      [],
+      noNs,
+      1,
+      /stdin: Secret "nn": input secret has no namespace and cannot infer the namespace automatically when no kube config is available/,
+    ],
+    [["--scope", "namespace-wide"], noNs, 1, /input secret has no namespace/],
+    [["--scope", "global"], noNs, 2, /--scope must be one of strict\|namespace-wide\|cluster-wide/],
+    [["-o", "xml"], noNs, 2, /-o|--output/],
+    [
+      [],
+      "apiVersion: v1\nkind: Secret\nmetadata: {name: n, namespace: x}\n",
+      1,
+      /secret\.data is empty in input Secret/,
+    ],
+    [
+      [],
+      "apiVersion: v1\nkind: Secret\nmetadata: {name: n, namespace: x}\ndata: {p: 'c2VjcmV0LXZhbHVl!'}\n",
+      1,
+      /data\["p"\]: illegal base64 data/,
+    ],
+  ];
+  for (const [flags, stdin, code, want] of rows) {
+    const r = await runCli(["seal", "--cert", CERT, ...flags, ...NOW], { stdin });
+    assert.equal(r.code, code, `${flags} ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, want);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.ok(!/c2VjcmV0LXZhbHVl|secret-value/.test(r.stderr));
+  }
+  // cluster-wide needs no namespace
+  const ok = await runCli(["seal", "--cert", CERT, "--scope", "cluster-wide", ...NOW], {
+    stdin: noNs,
+  });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(unsealAll(ok.stdout)["undefined/nn"]!.p, "secret-value");
+});
