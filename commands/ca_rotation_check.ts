@@ -20,6 +20,7 @@ import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, optionalOutput, renderData, requireString } from "./_flags.ts";
 import { walkFiles } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { payloadFiles } from "../lib/phases/payload_files.ts";
 
 const FLAGS = flagSet("ca rotation-check", [
   ["ca", "the NEW CA certificate (PEM; every certificate in it counts as new) (required)"],
@@ -47,10 +48,17 @@ Status: trust and pins are new-only, old+new (mid-rotation: both trusted,
 shrink later) or old-only; issued certificates are new-ca or other-ca;
 unpinned (a join command without pins) and file-ref (a kubeconfig naming its
 CA file: check that file) are reported without judging. A CA is the new one
-when its public key is, as kubeadm's pins compare. Files with nothing
-CA-related (keys, other manifests) are passed over; a file that cannot be
-read or parsed is named on stderr and skipped, never fatal for the rest.
-Exit 3 when any artefact is old-only or other-ca; a summary line on stderr.
+when its public key is, as kubeadm's pins compare. A node payload
+('joinkit node-payload': a #cloud-config, with or without '## template:
+jinja', or an Ignition config) is opened and each file it carries (the
+JoinConfiguration, kubeconfigs, certificates) is checked as
+PAYLOAD:PATH. Files with nothing CA-related (keys, other manifests) are
+passed over; a file that cannot be read or parsed (or a malformed CA pin,
+which kubeadm join refuses) is named on stderr and skipped, and the rest
+is still checked.
+Exit 3 when any artefact is old-only or other-ca; else exit 1 when an
+input was skipped or nothing CA-related was found (a run that checked
+nothing never passes); 0 otherwise. A summary line on stderr.
 
 Usage:
   joinkit ca rotation-check --ca NEW-CA.crt FILE|DIR... [-o text|json|yaml]
@@ -91,14 +99,44 @@ Examples:
       }
     }
     const findings: RotationFinding[] = [];
+    let payloads = 0;
+    let skippedFiles = 0;
+    const skip = (name: string, e: unknown, whole = false) => {
+      if (!(e instanceof JoinkitError)) throw e;
+      skipped++;
+      if (whole) skippedFiles++;
+      ctx.stderr(`skipped: ${e.message.startsWith(name) ? e.message : `${name}: ${e.message}`}`);
+    };
     for (const file of files) {
+      let input;
       try {
-        const input = readInput(file);
+        input = readInput(file);
+      } catch (e) {
+        skip(file, e, true);
+        continue;
+      }
+      // A node payload: the files it carries to the node are the artefacts.
+      const payload = payloadFiles(input.text);
+      if (payload) {
+        payloads++;
+        for (const p of payload.problems) {
+          skipped++;
+          ctx.stderr(`skipped: ${input.name}:${p.path}: ${p.reason}`);
+        }
+        for (const f of payload.files) {
+          const name = `${input.name}:${f.path}`;
+          try {
+            findings.push(...checkArtefact(f.text, name, ca));
+          } catch (e) {
+            skip(name, e);
+          }
+        }
+        continue;
+      }
+      try {
         findings.push(...checkArtefact(input.text, input.name, ca));
       } catch (e) {
-        if (!(e instanceof JoinkitError)) throw e;
-        skipped++;
-        ctx.stderr(`skipped: ${e.message.startsWith(file) ? e.message : `${file}: ${e.message}`}`);
+        skip(input.name, e, true);
       }
     }
     const stale = findings.filter((f) => OLD_ONLY.has(f.status)).length;
@@ -109,15 +147,25 @@ Examples:
       ];
       ctx.stdout(tabwrite(rows.join("\n") + "\n", { minwidth: 0, padding: 3 }));
     } else ctx.stdout(await renderData(findings, format));
-    const summary = `${findings.length} artefact(s) checked in ${files.length - skipped} file(s)` +
+    const summary =
+      `${findings.length} artefact(s) checked in ${files.length - skippedFiles} file(s)` +
+      `${payloads ? ` (${payloads} node payload(s))` : ""}` +
       `${skipped + unlisted ? `, ${skipped + unlisted} skipped` : ""}`;
-    if (stale === 0) {
-      ctx.stderr(`${summary}; none depends on the old CA only`);
-      return 0;
+    if (stale > 0) {
+      ctx.stderr(
+        `error: ${stale} artefact(s) still trust, pin or were issued by the old CA only (${summary})`,
+      );
+      return 3;
     }
-    ctx.stderr(
-      `error: ${stale} artefact(s) still trust, pin or were issued by the old CA only (${summary})`,
-    );
-    return 3;
+    if (skipped + unlisted > 0) {
+      ctx.stderr(`error: ${summary}: a skipped input was not checked, the run does not pass`);
+      return 1;
+    }
+    if (findings.length === 0) {
+      ctx.stderr(`error: ${summary}: nothing CA-related to check`);
+      return 1;
+    }
+    ctx.stderr(`${summary}; none depends on the old CA only`);
+    return 0;
   },
 };

@@ -28,7 +28,8 @@ import { type ParsedKubeconfig, parseKubeconfig } from "../k8s/kubeconfig_read.t
 import { type Cert, isCa, parseCertificate } from "../pki/cert_info.ts";
 import { parseCertsPem } from "../pki/certsource.ts";
 import { decodePem } from "../pki/pem.ts";
-import { spkiHash } from "../pki/pin.ts";
+import { PinSet, spkiHash } from "../pki/pin.ts";
+import { InputError } from "../base/errors.ts";
 import { checkSignatureFrom } from "../pki/x509_verify.ts";
 
 /** How one artefact stands. */
@@ -185,6 +186,7 @@ function fromObject(obj: KubeObject, where: string, ca: NewCa): RotationFinding[
     const pins = Array.isArray(bt.caCertHashes)
       ? bt.caCertHashes.filter((p): p is string => typeof p === "string")
       : [];
+    allowPins(pins, label);
     return [{ artefact: label, kind: "JoinConfiguration pins", ...pinStatus(pins, ca) }];
   }
   if (obj.kind === "CertificateSigningRequest") {
@@ -195,6 +197,16 @@ function fromObject(obj: KubeObject, where: string, ca: NewCa): RotationFinding[
     return [{ artefact: label, kind: "issued certificate", ...issuedStatus(leaf, ca) }];
   }
   return [];
+}
+
+/** kubeadm join's rule for pins (`pubkeypin.Set.Allow`): a malformed one is bad input. */
+function allowPins(pins: readonly string[], where: string): void {
+  try {
+    new PinSet().allow(...pins);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw new InputError(`${where}: invalid discovery token CA certificate hash: ${e.message}`);
+  }
 }
 
 /** The `--discovery-token-ca-cert-hash` values of a `kubeadm join` command line. */
@@ -214,6 +226,7 @@ export function joinCommandPins(text: string): string[] {
 export function checkArtefact(text: string, source: string, ca: NewCa): RotationFinding[] {
   if (/^\s*(sudo\s+)?kubeadm\s+join\b/m.test(text)) {
     const pins = joinCommandPins(text);
+    allowPins(pins, source);
     return [{ artefact: source, kind: "join command pins", ...pinStatus(pins, ca) }];
   }
   // A PEM block starts a line; in a manifest it sits inside a string or an indented scalar.
