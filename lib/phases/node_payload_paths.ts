@@ -50,6 +50,8 @@ export interface ReservedFile {
   path: string;
   /** What it is, for messages. */
   what: string;
+  /** Who writes it: the payload (and its commands) or kubeadm join. */
+  writer?: "payload" | "kubeadm";
   /**
    * The name of kubeadm join's preflight check that refuses to run when
    * something is already there (`FileAvailable-…`/`DirAvailable-…`).
@@ -102,19 +104,21 @@ export function reservedFiles(opts: ReservedOptions): ReservedFile[] {
   for (const p of ["/etc/kubernetes/kubelet.conf", "/etc/kubernetes/bootstrap-kubelet.conf"]) {
     files.push({
       path: p,
-      what: "a kubeconfig kubeadm join writes",
+      what: "a kubeconfig",
+      writer: "kubeadm",
       preflight: checkName("FileAvailable", p),
     });
   }
   files.push(
-    { path: "/var/lib/kubelet/config.yaml", what: "the kubelet configuration kubeadm join writes" },
-    { path: "/var/lib/kubelet/kubeadm-flags.env", what: "the kubelet flags kubeadm join writes" },
+    { path: "/var/lib/kubelet/config.yaml", what: "the kubelet configuration", writer: "kubeadm" },
+    { path: "/var/lib/kubelet/kubeadm-flags.env", what: "the kubelet flags", writer: "kubeadm" },
   );
   if (!opts.controlPlane) {
     const ca = opts.caCertPath || DEFAULT_CA_CERT_PATH;
     files.push({
       path: ca,
-      what: "the cluster CA kubeadm join writes (caCertPath)",
+      what: "the cluster CA (caCertPath)",
+      writer: "kubeadm",
       preflight: checkName("FileAvailable", ca),
     });
   } else {
@@ -122,13 +126,15 @@ export function reservedFiles(opts: ReservedOptions): ReservedFile[] {
       const p = `/etc/kubernetes/manifests/${c}.yaml`;
       files.push({
         path: p,
-        what: "a static Pod manifest kubeadm join writes",
+        what: "a static Pod manifest",
+        writer: "kubeadm",
         preflight: checkName("FileAvailable", p),
       });
     }
     files.push({
       path: "/var/lib/etcd",
       what: "etcd's data directory (local etcd's default dataDir)",
+      writer: "kubeadm",
       preflight: checkName("DirAvailable", "/var/lib/etcd"),
       directory: true,
     });
@@ -171,8 +177,9 @@ export function userFilePathProblem(
       if (ignored.has("all") || ignored.has(r.preflight.toLowerCase())) continue;
       return `kubeadm join's preflight check ${r.preflight} fails when ${
         r.directory ? "this directory holds a file" : "this file exists"
-      } (${r.what}; nodeRegistration.ignorePreflightErrors can waive it)`;
+      } (kubeadm join writes ${r.what} there; nodeRegistration.ignorePreflightErrors can waive it)`;
     }
+    if (r.path === path && r.writer === "kubeadm") return `kubeadm join writes ${r.what} there`;
     if (r.path === path) {
       return `the payload also writes ${r.what} there: ${
         opts.format === "cloud-config"

@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runCli, tempDir } from "../_cli.ts";
@@ -237,4 +238,207 @@ Deno.test("CLI node-payload refuses usage errors: several nodes without --out-di
   const c = await runCli(["node-payload", "--config", DISCOVERY_KUBECONFIG, "--node", "a"]);
   assert.equal(c.code, 1);
   assert.match(c.stderr, /no JoinConfiguration found/);
+});
+
+const FIXTURES = "tests/fixtures/node_payload";
+
+Deno.test("CLI node-payload renders the judged fixtures byte for byte (cloud-init's and Ignition's verdicts apply to today's output)", async () => {
+  const runs: [string, string[]][] = [
+    ["typical.cloud-config", ["--config", `${FIXTURES}/join.yaml`]],
+    ["typical.ign", ["--config", `${FIXTURES}/join.yaml`, "--format", "ignition"]],
+    ["hostile.cloud-config", ["--config", `${FIXTURES}/hostile-join.yaml`]],
+    ["hostile.ign", ["--config", `${FIXTURES}/hostile-join.yaml`, "--format", "ignition"]],
+    ["jinja.cloud-config", ["--config", `${FIXTURES}/jinja-join.yaml`]],
+    [
+      "hostile-file.cloud-config",
+      [
+        "--config",
+        `${FIXTURES}/hostile-file.yaml`,
+        "--discovery-kubeconfig",
+        `${FIXTURES}/hostile-discovery.conf`,
+      ],
+    ],
+    [
+      "hostile-file.ign",
+      [
+        "--config",
+        `${FIXTURES}/hostile-file.yaml`,
+        "--discovery-kubeconfig",
+        `${FIXTURES}/hostile-discovery.conf`,
+        "--format",
+        "ignition",
+      ],
+    ],
+  ];
+  for (const [fixture, args] of runs) {
+    const r = await runCli(["node-payload", ...args, "--node", "worker-1"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, fs.readFileSync(`${FIXTURES}/${fixture}`, "utf8"), fixture);
+    assert.ok(!r.stdout.includes("## template"), fixture);
+  }
+});
+
+Deno.test("CLI node-payload refuses a discovery path that is unclean or collides (exit 2, one line, nothing written), per format", async () => {
+  const cfg = (kubeConfigPath: string, extra = "") =>
+    put(
+      `path-${n++}.yaml`,
+      fs.readFileSync(FILE_DISCOVERY, "utf8").replace(
+        "/etc/kubernetes/discovery.conf",
+        JSON.stringify(kubeConfigPath),
+      ) + extra,
+    );
+  // [kubeConfigPath, format, stderr pattern]; each would have been rendered before.
+  const rows: [string, string, RegExp][] = [
+    [
+      "/run/kubeadm/kubeadm-join-config.yaml",
+      "cloud-config",
+      /also writes the JoinConfiguration there: cloud-init would silently keep only the later write_files entry/,
+    ],
+    ["/run/cluster-api/placeholder", "cloud-config", /also writes CABPK's placeholder file there/],
+    ["/run/cluster-api/bootstrap-success.complete", "cloud-config", /the bootstrap sentinel/],
+    [
+      "/run/kubeadm",
+      "cloud-config",
+      /\/run\/kubeadm\/kubeadm-join-config\.yaml \(the JoinConfiguration\) needs this path to be a directory/,
+    ],
+    ["/", "ignition", /needs this path to be a directory/],
+    [
+      "/etc/kubeadm.yml",
+      "ignition",
+      /also writes the JoinConfiguration there: Ignition refuses duplicate paths/,
+    ],
+    ["/etc/systemd/system/kubeadm.service", "ignition", /the kubeadm\.service unit/],
+    [
+      "/etc/kubeadm.sh/discovery.conf",
+      "ignition",
+      /\/etc\/kubeadm\.sh \(the join script\) is a file, not a directory/,
+    ],
+    ["/tmp/kubeadm.yml", "ignition", /moved after the join/],
+    [
+      "/etc/kubernetes//discovery.conf",
+      "cloud-config",
+      /path is not fully simplified \(Ignition refuses it; cloud-init writes \/etc\/kubernetes\/discovery\.conf\)/,
+    ],
+    ["/etc/kubernetes/discovery.conf/", "ignition", /path is not fully simplified/],
+    ["/etc/kubernetes/./x/../discovery.conf", "ignition", /path is not fully simplified/],
+    [
+      "/etc/kubernetes/kubelet.conf",
+      "cloud-config",
+      /preflight check FileAvailable--etc-kubernetes-kubelet\.conf fails when this file exists/,
+    ],
+    ["/etc/kubernetes/pki/ca.crt", "ignition", /FileAvailable--etc-kubernetes-pki-ca\.crt/],
+    ["/etc/kubernetes/pki", "cloud-config", /needs this path to be a directory/],
+  ];
+  for (const [p, format, want] of rows) {
+    const out = fresh();
+    const r = await runCli([
+      "node-payload",
+      "--config",
+      cfg(p),
+      "--node",
+      "w-1",
+      "--discovery-kubeconfig",
+      DISCOVERY_KUBECONFIG,
+      "--format",
+      format,
+      "--out-dir",
+      out,
+    ]);
+    assert.equal(r.code, 2, `${p}: ${r.stderr}`);
+    assert.equal(r.stderr.split("\n").length, 2, r.stderr);
+    assert.match(r.stderr, /^error: .*discovery\.file\.kubeConfigPath "/, p);
+    assert.match(r.stderr, want, p);
+    assert.equal(fs.existsSync(out), false, p);
+  }
+  // The same path passes where the other format does not write it, and a waived preflight check
+  // passes as kubeadm lets it.
+  const ok: [string, string, string][] = [
+    ["/etc/kubeadm.yml", "cloud-config", ""],
+    ["/run/kubeadm/kubeadm-join-config.yaml", "ignition", ""],
+    [
+      "/etc/kubernetes/kubelet.conf",
+      "cloud-config",
+      "  ignorePreflightErrors:\n  - FileAvailable--etc-kubernetes-kubelet.conf\n",
+    ],
+  ];
+  for (const [p, format, extra] of ok) {
+    const text = fs.readFileSync(FILE_DISCOVERY, "utf8").replace(
+      "/etc/kubernetes/discovery.conf",
+      JSON.stringify(p),
+    ).replace("nodeRegistration:\n", `nodeRegistration:\n${extra}`);
+    const r = await runCli([
+      "node-payload",
+      "--config",
+      put(`ok-${n++}.yaml`, text),
+      "--node",
+      "w-1",
+      "--discovery-kubeconfig",
+      DISCOVERY_KUBECONFIG,
+      "--format",
+      format,
+    ]);
+    assert.equal(r.code, 0, `${p}: ${r.stderr}`);
+  }
+});
+
+Deno.test("CLI node-payload places a file:// kubeConfigPath at its path, as kubeadm's defaulting reads it", async () => {
+  const cfg = put(
+    "file-url.yaml",
+    fs.readFileSync(FILE_DISCOVERY, "utf8").replace(
+      "/etc/kubernetes/discovery.conf",
+      "file:///etc/kubernetes/disc%20overy.conf",
+    ),
+  );
+  const r = await runCli([
+    "node-payload",
+    "--config",
+    cfg,
+    "--node",
+    "w-1",
+    "--discovery-kubeconfig",
+    DISCOVERY_KUBECONFIG,
+    "--format",
+    "ignition",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const ign = JSON.parse(r.stdout);
+  assert.equal(ign.storage.files[0].path, "/etc/kubernetes/disc overy.conf");
+  const missing = await runCli(["node-payload", "--config", cfg, "--node", "w-1"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /reads \/etc\/kubernetes\/disc overy\.conf on the node/);
+});
+
+Deno.test("CLI node-payload refuses a value kubeadm's YAML 1.1 reader would not read back (exit 2, the field named, nothing written)", async () => {
+  const cfg = put(
+    "u2028.yaml",
+    fs.readFileSync(WORKER, "utf8") +
+      '  kubeletExtraArgs:\n  - name: node-labels\n    value: "a\\u2028b"\n',
+  );
+  const out = fresh();
+  const r = await runCli(["node-payload", "--config", cfg, "--node", "w-1", "--out-dir", out]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /\[0\]\.value holds U\+2028, which kubeadm's YAML reader \(YAML 1\.1\) would not read back as written\n$/,
+  );
+  assert.equal(fs.existsSync(out), false);
+});
+
+Deno.test("CLI node-payload refuses a discovery kubeconfig that is not UTF-8 (exit 1): it could not be carried byte for byte", async () => {
+  const bad = path.join(root.dir, "latin1.conf");
+  fs.writeFileSync(
+    bad,
+    Buffer.concat([fs.readFileSync(DISCOVERY_KUBECONFIG), Buffer.from([0x23, 0xe9, 0x0a])]),
+  );
+  const r = await runCli([
+    "node-payload",
+    "--config",
+    FILE_DISCOVERY,
+    "--node",
+    "w-1",
+    "--discovery-kubeconfig",
+    bad,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /latin1\.conf: not UTF-8 text/);
 });
