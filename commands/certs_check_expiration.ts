@@ -24,6 +24,7 @@ import {
   KUBEADM_CERTS,
   KUBEADM_KUBECONFIGS,
   needsRenewal,
+  notACaError,
   parseRenewalThreshold,
   type RenewalThreshold,
 } from "../lib/kubelet/expiration.ts";
@@ -53,7 +54,14 @@ the kubelet's pki/ (kubelet-client-current.pem, kubelet-server-current.pem,
 kubelet.crt; the dated files behind a -current.pem link are skipped), any
 kubeconfig with an embedded client certificate (kubelet.conf included), loose
 PEM or DER files. A CA certificate goes in the CA table. Keys and files
-without a certificate are skipped. A FILE argument is always added.
+without a certificate are passed over. A FILE argument is always added.
+As kubeadm, the whole report is refused (exit 1) when a CA file of the tree
+(ca.crt, front-proxy-ca.crt, etcd/ca.crt) holds a certificate that is not a
+CA: "Error checking external CA condition for ca certificate authority:
+certificate CA is not a CA". A file that cannot be read is named on stderr
+and the run exits 1 after the report (it is incomplete); so does a run that
+found no certificate at all: check-expiration never passes a run that
+checked nothing.
 
 The text table is kubeadm's (columns, 'Jan 02, 2006 15:04 UTC', residual time
 as ShortHumanDuration, externally managed = CA key absent). When the kubelet's
@@ -101,8 +109,9 @@ Examples:
     }
     const certs: ExpiryEntry[] = [];
     const cas: ExpiryEntry[] = [];
+    const skipped: string[] = [];
     for (const arg of ctx.args) {
-      if (arg !== "-" && isDirectory(arg)) await scanDir(arg, certs, cas);
+      if (arg !== "-" && isDirectory(arg)) await scanDir(arg, certs, cas, skipped);
       else {
         const e = await looseEntry(readInput(arg), arg, true);
         if (e) (e.ca ? cas : certs).push(e.entry);
@@ -115,7 +124,19 @@ Examples:
       const { toYaml } = await import("../lib/k8s/manifest.ts");
       ctx.stdout(toYaml(info));
     } else ctx.stdout(expirationText(info));
-    if (threshold === undefined) return 0;
+    for (const w of skipped) ctx.stderr(`warning: ${w}: skipped: unreadable`);
+    const found = [...certs, ...cas].filter((e) => e.cert).length;
+    if (threshold === undefined) {
+      if (skipped.length) {
+        ctx.stderr(`error: ${skipped.length} file(s) could not be read: the report is incomplete`);
+        return 1;
+      }
+      if (found === 0) {
+        ctx.stderr("error: no certificate found in the input");
+        return 1;
+      }
+      return 0;
+    }
     let expiring = 0;
     for (const e of [...certs, ...cas].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!e.cert || !needsRenewal(e.cert, threshold, ctx.now)) continue;
@@ -127,7 +148,16 @@ Examples:
         }), within --expiring-within ${threshold.text}`,
       );
     }
-    return expiring ? 3 : 0;
+    if (expiring) return 3;
+    if (skipped.length) {
+      ctx.stderr(`error: ${skipped.length} file(s) could not be read: the report is incomplete`);
+      return 1;
+    }
+    if (found === 0) {
+      ctx.stderr("error: no certificate found in the input");
+      return 1;
+    }
+    return 0;
   },
 };
 
@@ -202,7 +232,12 @@ async function looseEntry(
 }
 
 /** One directory: kubeadm's rows when it is a kubeadm tree, then every other certificate. */
-async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): Promise<void> {
+async function scanDir(
+  dir: string,
+  certs: ExpiryEntry[],
+  cas: ExpiryEntry[],
+  skipped: string[],
+): Promise<void> {
   const used = new Set<string>();
   const certDir = exists(path.join(dir, "pki", "ca.crt"))
     ? path.join(dir, "pki")
@@ -228,7 +263,12 @@ async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): P
     };
     for (const ca of KUBEADM_CAS) {
       if (ca.etcd && !localEtcd) continue;
-      const cert = await load(path.join(certDir, ca.base + ".crt"));
+      const file = path.join(certDir, ca.base + ".crt");
+      const cert = await load(file);
+      // kubeadm refuses the whole report when a CA file holds a leaf (validateCACert).
+      if (cert && cert.basicConstraints?.isCA !== true) {
+        throw new InputError(`${file}: ${notACaError(ca.base)}`);
+      }
       cas.push({
         name: ca.name,
         ...(cert ? { cert } : {}),
@@ -259,7 +299,7 @@ async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): P
       }
     }
   }
-  const files = walkFiles(dir);
+  const files = walkFiles(dir, (file) => skipped.push(file));
   const bases = new Set(files.map((f) => path.join(path.dirname(f), path.basename(f))));
   for (const file of files) {
     if (used.has(path.resolve(file))) continue;
@@ -271,6 +311,7 @@ async function scanDir(dir: string, certs: ExpiryEntry[], cas: ExpiryEntry[]): P
     try {
       input = readInput(file);
     } catch {
+      skipped.push(file);
       continue;
     }
     const e = await looseEntry(input, path.relative(dir, file) || base, false);

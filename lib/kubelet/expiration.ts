@@ -36,6 +36,30 @@ export const KUBEADM_CAS: readonly KubeadmCertSpec[] = [
   { name: "front-proxy-ca", base: "front-proxy-ca", ca: "" },
 ];
 
+/** The name kubeadm's `validateCACert` gives each CA in its messages (`certKeyLocation.uxName`). */
+const CA_UX_NAMES: Record<string, string> = {
+  ca: "CA",
+  "front-proxy-ca": "front-proxy CA",
+  "etcd/ca": "etcd CA",
+};
+
+/**
+ * kubeadm's refusal when a CA file of the tree holds a certificate that is
+ * not a CA (`certs check-expiration` → `IsExternallyManaged` →
+ * `validateCACert`), by the CA's base path: v1.32.5's exact text.
+ *
+ * @example
+ * ```ts
+ * notACaError("ca");
+ * // "Error checking external CA condition for ca certificate authority: certificate CA is not a CA"
+ * ```
+ */
+export function notACaError(caBase: string): string {
+  return `Error checking external CA condition for ${caBase} certificate authority: certificate ${
+    CA_UX_NAMES[caBase] ?? caBase
+  } is not a CA`;
+}
+
 /** The certificates kubeadm's renewal manager covers (before the kubeconfigs). */
 export const KUBEADM_CERTS: readonly KubeadmCertSpec[] = [
   { name: "apiserver", base: "apiserver", ca: "ca" },

@@ -175,3 +175,62 @@ Deno.test("CLI certs check-expiration over a pki/ dir alone has no kubeconfig ro
     t.cleanup();
   }
 });
+
+// Issue 19 class 5: kubeadm v1.32.5 refuses a tree whose CA file holds a leaf (its texts, recorded
+// with `kubeadm certs check-expiration --config` over a PKI from `kubeadm init phase certs all`).
+Deno.test("CLI certs check-expiration refuses a leaf certificate in a CA file, as kubeadm does", async () => {
+  const { dir, cleanup } = tempDir("joinkit-expiry-notca-");
+  try {
+    const t = await writeKubeadmTree(dir);
+    const pki = path.join(t.etc, "pki");
+    const cases: [string, string, string][] = [
+      [
+        "ca.crt",
+        "apiserver.crt",
+        "Error checking external CA condition for ca certificate authority: certificate CA is not a CA",
+      ],
+      [
+        "front-proxy-ca.crt",
+        "front-proxy-client.crt",
+        "Error checking external CA condition for front-proxy-ca certificate authority: certificate front-proxy CA is not a CA",
+      ],
+      [
+        "etcd/ca.crt",
+        "etcd/server.crt",
+        "Error checking external CA condition for etcd/ca certificate authority: certificate etcd CA is not a CA",
+      ],
+    ];
+    for (const [caFile, leaf, want] of cases) {
+      const original = fs.readFileSync(path.join(pki, caFile));
+      fs.copyFileSync(path.join(pki, leaf), path.join(pki, caFile));
+      const r = await runCli([...cmd, t.etc, ...NOW]);
+      assert.equal(r.code, 1, r.stdout);
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr, `error: ${path.join(pki, caFile)}: ${want}\n`);
+      fs.writeFileSync(path.join(pki, caFile), original);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("CLI certs check-expiration never passes a run that found nothing or could not read a file", async () => {
+  const { dir, cleanup } = tempDir("joinkit-expiry-empty-");
+  try {
+    fs.mkdirSync(path.join(dir, "empty"));
+    let r = await runCli([...cmd, path.join(dir, "empty"), ...NOW]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, "error: no certificate found in the input\n");
+    const t = await writeKubeadmTree(path.join(dir, "t"));
+    fs.symlinkSync("nowhere", path.join(t.etc, "dangling.crt"));
+    r = await runCli([...cmd, t.etc, ...NOW]);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /^warning: .*dangling\.crt: skipped: unreadable\nerror: 1 file\(s\) could not be read: the report is incomplete\n$/,
+    );
+    assert.match(r.stdout, /^CERTIFICATE /);
+  } finally {
+    cleanup();
+  }
+});
