@@ -96,6 +96,22 @@ function* streamFiles(names: readonly string[]): Generator<string> {
   for (const [file] of streamFileEntries(names)) yield file;
 }
 
+/**
+ * The files `names` stand for (`-` and files as given, directories expanded
+ * recursively in sorted order, dot-files skipped), each with whether it was
+ * found in a directory; more than {@link MAX_INPUT_FILES} is refused.
+ */
+export function inputFiles(names: readonly string[]): { file: string; inDirectory: boolean }[] {
+  const out: { file: string; inDirectory: boolean }[] = [];
+  for (const [file, inDirectory] of streamFileEntries(names)) {
+    out.push({ file, inDirectory });
+    if (out.length > MAX_INPUT_FILES) {
+      throw new InputError(`${file}: more than ${MAX_INPUT_FILES} files to read`);
+    }
+  }
+  return out;
+}
+
 /** {@link streamFiles}, each file with whether it was found in a directory named. */
 function* streamFileEntries(names: readonly string[]): Generator<[string, boolean]> {
   let files = 0;

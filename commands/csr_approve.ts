@@ -14,6 +14,7 @@ import { readApprovalPolicy } from "./_approval_policy.ts";
 import { expectArgs, flagBool, flagOut, flagSet, outputFormat } from "./_flags.ts";
 import {
   ensureParentDir,
+  inputFiles,
   type ManifestInput,
   openAtomicOutput,
   readManifestInput,
@@ -21,6 +22,8 @@ import {
 } from "./_io.ts";
 import { ShapeWriter } from "./_list_output.ts";
 import type { ApprovalPolicy } from "../lib/kubelet/approval_policy.ts";
+import { CSR_KIND } from "../lib/kubelet/csr_object.ts";
+import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
 
 const FLAGS = flagSet("csr approve", [
   ["policy", "policy file (YAML; keys: the helm chart's value names, see below)"],
@@ -46,7 +49,12 @@ export const command: Command = {
 running in a cluster would, and add their condition.
 
 FILE holds CertificateSigningRequest objects: one, a YAML stream, JSON, or a
-List as 'kubectl get csr -o yaml' prints. Each is judged on its own:
+List as 'kubectl get csr -o yaml' prints ('csr create --requester' writes
+one). Several FILEs and directories (recursively, dot-files skipped) are
+judged together: the output is then one stream of every object in order
+(-o json: a v1 List), and a file found in a directory that holds no
+CertificateSigningRequest (a key, a PEM CSR) is skipped with one warning.
+Each is judged on its own:
   - signer kubernetes.io/kubelet-serving: postfinance/kubelet-csr-approver's
     checks in its order: requester (spec.username) is system:node:<name>; a
     DNS or IP SAN; CN = requester; at most --allowed-dns-names DNS SANs, each
@@ -74,7 +82,7 @@ latter). The output keeps the input's shape (one object, a stream, a List).
 No DNS is ever queried: DNS SANs resolve only through the host table.
 
 Usage:
-  joinkit csr approve FILE [--policy FILE] [policy flags] [--deny]
+  joinkit csr approve FILE|DIR... [--policy FILE] [policy flags] [--deny]
                       [-o yaml|json] [--out FILE] [--force]
 
 ${FLAGS.help}
@@ -105,12 +113,16 @@ Examples:
     --provider-ip-prefixes 10.0.0.0/8 --hosts hosts --deny
 `,
   run(ctx) {
-    expectArgs(ctx, 1, 1, "FILE");
+    expectArgs(ctx, 1, Infinity, "FILE");
     const deny = flagBool(ctx.flags, "deny");
     const outFile = flagOut(ctx.flags);
     const force = flagBool(ctx.flags, "force");
     outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const policy = readApprovalPolicy(ctx);
+    const files = inputFiles(ctx.args);
+    if (files.length !== 1 || files[0]!.inDirectory) {
+      return approveMany(ctx, files, policy, deny, outFile, force);
+    }
 
     // Up to 16 MiB the input is read whole, as ever; a longer one piece by piece.
     const read = readManifestInput(ctx.args[0]!);
@@ -171,6 +183,97 @@ Examples:
     );
   },
 };
+
+/**
+ * Several inputs (files, and the files of directories): every object read and
+ * judged before anything is written, then one stream of them in order (a v1
+ * List for JSON). A file found in a directory that holds no
+ * CertificateSigningRequest, or does not parse, is skipped with a warning;
+ * a file named on its own is read as a single FILE is.
+ */
+async function approveMany(
+  ctx: Context,
+  files: readonly { file: string; inDirectory: boolean }[],
+  policy: ApprovalPolicy,
+  deny: boolean,
+  outFile: string | undefined,
+  force: boolean,
+): Promise<number> {
+  const { parseManifests, renderInInputShape } = await import("../lib/k8s/manifest.ts");
+  const outcomes: ApprovalOutcome[] = [];
+  let allJson = true;
+  for (const { file, inDirectory } of files) {
+    const read = readManifestInput(file);
+    if (read.text === undefined) {
+      throw new InputError(
+        `${read.name}: larger than ${MAX_INPUT_BYTES} bytes: approve it on its own`,
+      );
+    }
+    const skip = (why: string) => ctx.stderr(`warning: ${read.name}: skipped: ${why}`);
+    const pem = /^-----BEGIN /m.test(read.text) && !/^\s*(\{|apiVersion:|kind:)/m.test(read.text);
+    if (pem) {
+      if (inDirectory) {
+        skip("holds no CertificateSigningRequest");
+        continue;
+      }
+      throw new InputError(
+        `${read.name}: csr approve reads CertificateSigningRequest objects (a PEM CSR has no requester)`,
+      );
+    }
+    let objects: KubeObject[];
+    try {
+      objects = parseManifests(read.text, read.name);
+    } catch (e) {
+      if (!inDirectory) throw e;
+      const m = (e as Error).message;
+      skip(
+        `not a manifest (${m.startsWith(read.name + ": ") ? m.slice(read.name.length + 2) : m})`,
+      );
+      continue;
+    }
+    if (inDirectory && !objects.some((o) => o.kind === CSR_KIND)) {
+      skip("holds no CertificateSigningRequest");
+      continue;
+    }
+    if (objects.length === 0) throw new InputError(`${read.name}: no objects found`);
+    const trimmed = read.text.trimStart();
+    allJson &&= trimmed.startsWith("{") || trimmed.startsWith("[");
+    objects.forEach((obj, i) =>
+      outcomes.push(
+        approveObject(
+          obj,
+          objects.length > 1 ? `${read.name}: object ${i + 1}` : read.name,
+          policy,
+          ctx.now,
+          deny,
+        ),
+      )
+    );
+  }
+  if (outcomes.length === 0) {
+    throw new InputError(`${ctx.args.join(", ")}: no CertificateSigningRequest objects found`);
+  }
+  const format = outputFormat(ctx.flags, ["yaml", "json"] as const, allJson ? "json" : "yaml");
+  let code = 0;
+  for (const o of outcomes) {
+    const d = o.decision;
+    if (d.action === "skip") {
+      if (d.reason) ctx.stderr(`warning: ${o.label}: ${d.reason}; left as is`);
+      continue;
+    }
+    if (d.action === "approve") continue;
+    code = 3;
+    ctx.stderr(`error: ${o.label}: ${o.changed ? "denied" : "not approved"}: ${d.reason}`);
+  }
+  const out = outcomes.map((o) => o.obj);
+  // One object stays one object; several: a stream (YAML) or a v1 List (JSON), as kubectl.
+  const text = renderInInputShape(out, false, format);
+  if (outFile) {
+    ensureParentDir(outFile);
+    writeFilesAtomic([{ path: outFile, data: text, mode: 0o644 }], force);
+  } else ctx.stdout(text);
+  return code;
+}
 
 /**
  * An input over 16 MiB (a `---` stream, or a List read item by item): each

@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from "../lib/kubelet/approver.ts";
 import { createCsr, csrPem, digestedName } from "../lib/kubelet/csr.ts";
-import { buildCsrObject } from "../lib/kubelet/csr_object.ts";
+import { buildCsrObject, recordRequester } from "../lib/kubelet/csr_object.ts";
 import { isDns1123Subdomain } from "../lib/kubelet/csr_validation.ts";
 import { UsageError } from "../lib/base/errors.ts";
 import { exportPrivateKeyPem, exportSpki, generateKeyPair, type KeyType } from "../lib/pki/keys.ts";
@@ -25,6 +25,7 @@ import {
   flagInt,
   flagList,
   flagSet,
+  flagString,
   outputFormat,
   requireOutDir,
   requireParsed,
@@ -48,6 +49,15 @@ const FLAGS = flagSet("csr create", [
     "ttl",
     "requested lifetime: spec.expirationSeconds, whole seconds, at least 10m\n(default unset: the signer's)",
   ],
+  [
+    "requester",
+    "record the user who posts it, as kube-apiserver does (spec.username,\nspec.groups): system:bootstrap:<token-id> for a bootstrap kubelet,\nsystem:node:NAME for a rotating one (default: none recorded)",
+  ],
+  [
+    "groups",
+    "with --requester: its groups (repeatable or comma-separated); kube-apiserver\nadds system:authenticated, and system:bootstrappers for a bootstrap user",
+  ],
+  ["uid", "with --requester: spec.uid (bootstrap token users have none)"],
   ["force", "overwrite existing files"],
   ["output", "yaml (default) or json"],
 ]);
@@ -69,13 +79,21 @@ certificates.k8s.io/v1 CertificateSigningRequest object the kubelet posts.
                     generateName csr- as the certificate manager posts it.
                     Files: kubelet-server.key, kubelet-server.csr
 
+With --requester, the object records who posts it as kube-apiserver does
+(whatever a client sends, the API server writes the authenticated user):
+spec.username, spec.groups (with system:authenticated; for a bootstrap
+token's user system:bootstrap:<id>, its extra groups plus
+system:bootstrappers, sorted) and spec.uid, so 'csr approve' can judge it
+as the cluster's approvers would.
+
 Usages are the ones the kubelet requests for the key type: "key encipherment"
 only for RSA keys. The private key is written with mode 0600 (directory 0700),
 never printed, and never overwritten without --force.
 
 Usage:
   joinkit csr create --node NAME --out-dir DIR [--serving] [--dns NAME]... [--ip ADDR]...
-                     [--key-type TYPE] [--ttl DURATION] [--force] [-o yaml|json]
+                     [--key-type TYPE] [--ttl DURATION] [--requester USER [--groups G,...]]
+                     [--force] [-o yaml|json]
 
 ${FLAGS.help}
 --expiration-seconds N, the old name of --ttl here, still takes a number of
@@ -89,6 +107,8 @@ ${EXIT_CODES}
 Examples:
   joinkit csr create --node worker-1 --out-dir pki > csr.yaml
   joinkit csr create --node worker-1 --serving --ip 10.0.0.11 --dns worker-1 --out-dir pki
+  joinkit csr create --node worker-1 --out-dir pki --requester system:bootstrap:abcdef \
+    --groups system:bootstrappers:kubeadm:default-node-token | joinkit csr approve -
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
@@ -115,6 +135,15 @@ Examples:
     const expirationSeconds = expirationFlag(ctx.flags);
     const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const force = flagBool(ctx.flags, "force");
+    const requesterName = flagString(ctx.flags, "requester");
+    const groups = flagList(ctx.flags, "groups", true).map((g) => g.trim());
+    const uid = flagString(ctx.flags, "uid");
+    if (requesterName === undefined && (groups.length || uid !== undefined)) {
+      throw new UsageError("--groups and --uid need --requester");
+    }
+    const requester = requesterName === undefined
+      ? undefined
+      : recordRequester(requesterName, groups, uid);
     // Last: a probe run (cli.ts) stops at a missing --node's placeholder.
     const node = requireParsed(ctx.flags, "node", () => {
       if (
@@ -148,6 +177,7 @@ Examples:
       signerName: serving ? KUBELET_SERVING_SIGNER : KUBELET_CLIENT_SIGNER,
       usages,
       expirationSeconds,
+      requester,
     });
     const prefix = serving ? "kubelet-server" : "kubelet-client";
     const keyPem = await exportPrivateKeyPem(pair.privateKey);

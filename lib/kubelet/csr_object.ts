@@ -8,10 +8,16 @@
  */
 
 import { Buffer } from "node:buffer";
-import { InputError } from "../base/errors.ts";
-import { type KubeObject } from "../k8s/manifest.ts";
+import { InputError, UsageError } from "../base/errors.ts";
+import type { KubeObject } from "../k8s/manifest.ts";
 import { isObject } from "../base/object.ts";
 import { formatRfc3339 } from "../go/time.ts";
+import {
+  BOOTSTRAP_DEFAULT_GROUP,
+  BOOTSTRAP_USER_PREFIX,
+  isValidBootstrapTokenID,
+  validateBootstrapGroupName,
+} from "../tokens/token.ts";
 
 /** API version and kind of CSR objects. */
 export const CSR_API_VERSION = "certificates.k8s.io/v1";
@@ -26,6 +32,79 @@ export interface CsrObjectSpec {
   signerName: string;
   usages: readonly string[];
   expirationSeconds?: number | undefined;
+  /** The user who posts it, as the API server records it ({@link recordRequester}). */
+  requester?: Requester | undefined;
+}
+
+/** Who posts a CSR, as kube-apiserver records it (see {@link recordRequester}). */
+export interface Requester {
+  /** `spec.username`. */
+  username: string;
+  /** `spec.uid`, when the authenticator gives one. */
+  uid?: string | undefined;
+  /** `spec.groups`. */
+  groups: string[];
+}
+
+/** The anonymous user and its group (k8s.io/apiserver/pkg/authentication/user). */
+const ANONYMOUS = "system:anonymous";
+const ALL_AUTHENTICATED = "system:authenticated";
+const ALL_UNAUTHENTICATED = "system:unauthenticated";
+
+/**
+ * The requester kube-apiserver records in `spec.username`, `spec.uid` and
+ * `spec.groups` (the CSR strategy's PrepareForCreate: the authenticated
+ * user, whatever the client sent) for a user authenticated as `username`
+ * with `groups`:
+ * - `system:bootstrap:<token-id>` is the bootstrap token authenticator's
+ *   user: the ID must be a token ID, the groups are the token's extra groups
+ *   (each `system:bootstrappers:…`, as `ValidateBootstrapGroupName` wants)
+ *   plus `system:bootstrappers`, deduplicated and sorted (`GetGroups`), and
+ *   it has no UID;
+ * - `system:anonymous` has exactly `system:unauthenticated`;
+ * - every other user keeps its groups in order, and `AuthenticatedGroupAdder`
+ *   appends `system:authenticated` unless it or `system:unauthenticated` is
+ *   there.
+ * A user these rules cannot produce is refused (UsageError naming `flags`).
+ */
+export function recordRequester(
+  username: string,
+  groups: readonly string[],
+  uid: string | undefined,
+  flags = { user: "--requester", groups: "--groups", uid: "--uid" },
+): Requester {
+  if (username === "") throw new UsageError(`${flags.user} must not be empty`);
+  if (groups.some((g) => g === "")) throw new UsageError(`${flags.groups}: empty group name`);
+  if (username.startsWith(BOOTSTRAP_USER_PREFIX)) {
+    const id = username.slice(BOOTSTRAP_USER_PREFIX.length);
+    if (!isValidBootstrapTokenID(id)) {
+      throw new UsageError(
+        `${flags.user} ${
+          JSON.stringify(username)
+        }: the bootstrap token authenticator's users are ` +
+          `${BOOTSTRAP_USER_PREFIX}<token-id>, the ID [a-z0-9]{6}`,
+      );
+    }
+    for (const g of groups) {
+      if (g === BOOTSTRAP_DEFAULT_GROUP) continue;
+      const why = validateBootstrapGroupName(g);
+      if (why) throw new UsageError(`${flags.groups}: ${why}`);
+    }
+    if (uid !== undefined) {
+      throw new UsageError(`${flags.uid}: the bootstrap token authenticator gives no UID`);
+    }
+    const set = [...new Set([BOOTSTRAP_DEFAULT_GROUP, ...groups])].sort();
+    return { username, groups: [...set, ALL_AUTHENTICATED] };
+  }
+  if (username === ANONYMOUS) {
+    if (groups.length) throw new UsageError(`${flags.groups}: ${ANONYMOUS} has no other groups`);
+    return { username, uid, groups: [ALL_UNAUTHENTICATED] };
+  }
+  const out = [...groups];
+  if (!out.includes(ALL_AUTHENTICATED) && !out.includes(ALL_UNAUTHENTICATED)) {
+    out.push(ALL_AUTHENTICATED);
+  }
+  return { username, uid, groups: out };
 }
 
 /** Builds the CertificateSigningRequest object. */
@@ -36,6 +115,11 @@ export function buildCsrObject(s: CsrObjectSpec): KubeObject {
     usages: [...s.usages],
   };
   if (s.expirationSeconds !== undefined) spec.expirationSeconds = s.expirationSeconds;
+  if (s.requester !== undefined) {
+    spec.username = s.requester.username;
+    if (s.requester.uid !== undefined) spec.uid = s.requester.uid;
+    spec.groups = [...s.requester.groups];
+  }
   return {
     apiVersion: CSR_API_VERSION,
     kind: CSR_KIND,
