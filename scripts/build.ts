@@ -744,7 +744,9 @@ async function seaBinary(
   fs.chmodSync(tmp, 0o755);
   // Distribution node binaries carry debug info (~20 MB): drop it when we can. GNU strip
   // reads the host's architecture only; llvm-strip reads both.
-  const strip = targetExe === nodeExe ? which("strip") : which("llvm-strip");
+  const strip = targetExe === nodeExe
+    ? which("strip")
+    : which("llvm-strip") ?? which("aarch64-linux-gnu-strip");
   if (strip && spawnSync(strip, ["--strip-all", tmp]).status !== 0) {
     fs.copyFileSync(targetExe, tmp);
   } else if (!strip && !stripSaid) {
