@@ -751,7 +751,9 @@ async function seaBinary(
     fs.copyFileSync(targetExe, tmp);
   } else if (!strip && !stripSaid) {
     log(
-      `no ${targetExe === nodeExe ? "strip" : "llvm-strip"} here: the binary keeps its debug info`,
+      `no ${
+        targetExe === nodeExe ? "strip" : "llvm-strip or aarch64-linux-gnu-strip"
+      } here: the binary keeps its debug info`,
     );
     stripSaid = true;
   }
