@@ -7,8 +7,10 @@
  * `[\t\n\f\r ]`, `.` excludes only `\n`, leftmost-first).
  *
  * re2js follows Go's `regexp/syntax` closely but not exactly; this wrapper
- * makes it give what Go 1.23 (the Go kubelet-csr-approver is built with)
- * gives, each difference tested in tests/go/regexp_test.ts and the oracle:
+ * makes it give what Go 1.23 gives (the Go the oracle judges with; newer
+ * kubelet-csr-approver releases are built with Go 1.25/1.26, whose `\p{…}`
+ * also takes aliases such as `Letter`: docs/go-exact.md), each difference
+ * tested in tests/go/regexp_test.ts and the oracle:
  *
  * - error texts: Go always prints `error parsing regexp: <code>: \`<expr>\``
  *   (a trailing backslash has an empty expr; "expression too large" and
