@@ -157,7 +157,7 @@ Deno.test("CLI writes keys and credential kubeconfigs 0600 and key directories 0
   }
 });
 
-Deno.test("CLI never overwrites without --force, and --force replaces a symlink instead of writing through it", async () => {
+Deno.test("CLI never overwrites without --force, and never writes through a symlink, --force or not", async () => {
   const { dir, cleanup } = tempDir();
   try {
     const args = ["ca", "create", "--out-dir", dir, "--key-type", "ecdsa-p256", ...NOW];
@@ -169,17 +169,23 @@ Deno.test("CLI never overwrites without --force, and --force replaces a symlink 
     assert.match(again.stderr, /ca\.(crt|key): already exists \(use --force to overwrite\)/);
     assert.deepEqual(fs.readFileSync(path.join(dir, "ca.crt")), crt);
     assert.deepEqual(fs.readFileSync(path.join(dir, "ca.key")), key);
-    // --force with ca.key a symlink to a victim file: the link is replaced, the victim kept.
+    // --force with ca.key a symlink to a victim file: refused (docs/hardening.md, section 4),
+    // the victim and the link kept, and nothing else moved into place.
     const victim = path.join(dir, "victim");
     fs.writeFileSync(victim, "precious\n", { mode: 0o644 });
     fs.rmSync(path.join(dir, "ca.key"));
     fs.symlinkSync(victim, path.join(dir, "ca.key"));
     const forced = await runCli([...args, "--force"]);
-    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(forced.code, 1);
+    assert.equal(
+      forced.stderr,
+      `error: ${
+        path.join(dir, "ca.key")
+      }: is a symbolic link; joinkit never writes through a link it did not make (remove it, or name its target)\n`,
+    );
     assert.equal(fs.readFileSync(victim, "utf8"), "precious\n");
-    assert.ok(!fs.lstatSync(path.join(dir, "ca.key")).isSymbolicLink());
-    assert.equal(mode(path.join(dir, "ca.key")), 0o600);
-    assert.notDeepEqual(fs.readFileSync(path.join(dir, "ca.crt")), crt);
+    assert.ok(fs.lstatSync(path.join(dir, "ca.key")).isSymbolicLink());
+    assert.deepEqual(fs.readFileSync(path.join(dir, "ca.crt")), crt);
     assert.deepEqual(fs.readdirSync(dir).sort(), ["ca.crt", "ca.key", "victim"]);
   } finally {
     cleanup();
