@@ -72,8 +72,10 @@ export const command: Command = {
   help: `Render each node's first-boot payload that runs 'kubeadm join', offline.
 
 Shaped as Cluster API's kubeadm bootstrap provider (CABPK) renders it:
-  cloud-config  "## template: jinja" + "#cloud-config"; write_files (4-space
-                items: path, owner, permissions, content | indented 6):
+  cloud-config  "#cloud-config" (no "## template: jinja" header: nothing in
+                the payload is a template); write_files (4-space items:
+                path, owner, permissions, content | indented 6, or base64
+                when a block would not give the bytes back):
                   [the discovery kubeconfig, for file discovery]
                   /run/kubeadm/kubeadm-join-config.yaml  root:root '0640'
                       (a worker's starts with '---', as CABPK's)
@@ -101,9 +103,17 @@ config as it is. A control-plane config (controlPlane set) uses CABPK's
 control-plane template; its certificates come from the kubeadm-certs Secret
 ('joinkit upload-certs') through controlPlane.certificateKey, not as files.
 
-File discovery (discovery.file.kubeConfigPath is a path) needs the file on
-the node: --discovery-kubeconfig FILE is written there, root:root, '0640' as
-CABPK writes it, '0600' when it carries credentials.
+File discovery (discovery.file.kubeConfigPath is a path or a file:// URL)
+needs the file on the node: --discovery-kubeconfig FILE is written there
+byte for byte, root:root, '0640' as CABPK writes it, '0600' when it carries
+credentials. The path must be absolute and fully simplified (Ignition's
+rule) and clear of every file the payload, its commands and kubeadm join
+write (kubeadm's preflight checks; ignorePreflightErrors waives those).
+
+What reaches the node is what was judged: values are never evaluated
+(no template header; commands are fixed, their words shell-quoted), and
+each payload is read back before it is written (the cloud-config with a
+YAML 1.1 reader, the Ignition config by Ignition's v3 validation rules).
 
 The payloads hold the bootstrap token (and a certificate key for a control
 plane): they are written 0600 and nothing secret is printed on stderr.
@@ -114,7 +124,11 @@ Usage:
 ${FLAGS.help}
 Refusals: a node name that cannot be a Node name (DNS-1123 subdomain): exit
 2 for --node, 1 in NODES; --config not a JoinConfiguration: exit 1; one that
-kubeadm would refuse: exit 3. Nothing is written on any refusal.
+kubeadm would refuse: exit 3; a discovery path that is relative, not fully
+simplified or collides with another file: exit 2; a value kubeadm's YAML
+1.1 reader would not read back as written (U+2028, DEL …): exit 2; a
+discovery kubeconfig that is not UTF-8: exit 1; a payload that fails its
+read-back: exit 3. Nothing is written on any refusal.
 
 ${EXIT_CODES}
 
