@@ -42,7 +42,8 @@ async function servingCsr(node: string, dns: string) {
   };
 }
 
-const { dir } = tempDir("joinkit-regexp-cli-");
+const { dir, cleanup } = tempDir("joinkit-regexp-cli-");
+globalThis.addEventListener("unload", cleanup);
 const p = (n: string) => path.join(dir, n);
 fs.writeFileSync(p("node-1.yaml"), toYaml(await servingCsr("node-1", "node-1.nodes.example.com")));
 fs.writeFileSync(p("cr.yaml"), toYaml(await servingCsr("node-1", "node-1.example.com\revil.io")));
@@ -155,4 +156,38 @@ Deno.test("CLI csr approve: ^(a+)+$ against a 100 KB DNS SAN is judged (no backt
   ]);
   assert.equal(r.code, 3, r.stderr);
   refusedR6(r.stderr, p("long.yaml"));
+});
+
+Deno.test("CLI csr sign --approve --policy: the same RE2 rules (Go-only syntax signs, \\u refused)", async () => {
+  const ca = await runCli(["ca", "create", "--out-dir", p("ca"), "--now", NOW]);
+  assert.equal(ca.code, 0, ca.stderr);
+  const sign = (policyFile: string) =>
+    runCli([
+      "csr",
+      "sign",
+      p("node-1.yaml"),
+      "--ca",
+      p("ca/ca.crt"),
+      "--ca-key",
+      p("ca/ca.key"),
+      "--approve",
+      "--policy",
+      policyFile,
+      "--now",
+      NOW,
+    ]);
+  const ok = await sign(policy("sign-go.yaml", String.raw`^node\-1\Q.nodes.\E[[:alpha:]]+\.com$`));
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stderr, "");
+  const obj = parseManifests(ok.stdout)[0] as { status?: { certificate?: string } };
+  assert.equal(approved(ok.stdout), "Approved");
+  assert.ok(obj.status?.certificate);
+  const file = policy("sign-js.yaml", String.raw`^node\u002d1`);
+  const bad = await sign(file);
+  assert.equal(bad.code, 1, bad.stderr);
+  assert.equal(bad.stdout, "");
+  assert.equal(
+    bad.stderr,
+    `error: ${file}: providerRegex: error parsing regexp: invalid escape sequence: \`\\u\`\n`,
+  );
 });
