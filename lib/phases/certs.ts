@@ -597,7 +597,10 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       generated: true,
     });
   }
-  const sharedLeaves = new Map<string, { certPem: string; keyPem: string }>();
+  const sharedLeaves = new Map<
+    string,
+    { pair: { certPem: string; keyPem: string }; from: string }
+  >();
   const issue = (
     c: {
       commonName: string;
@@ -676,9 +679,15 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       }
       const a = authorities.get(c.caName!)!;
       const names = certAltNames(c, alt);
-      let pair = plan.shareKey ? sharedLeaves.get(plan.shareKey) : undefined;
+      let pair = plan.shareKey ? sharedLeaves.get(plan.shareKey)?.pair : undefined;
       const status = pair ? "copied" : "generated";
-      if (!pair) {
+      if (pair) {
+        lines.push(
+          `[certs] ${where}Using the ${c.baseName} certificate and key made for ${
+            sharedLeaves.get(plan.shareKey!)!.from
+          }`,
+        );
+      } else {
         pair = issue(
           { ...certSubject(c, t.spec), usages: c.usages },
           names.dns,
@@ -687,10 +696,10 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
           plan.job.key!,
           caNotBefore,
         );
-        if (plan.shareKey) sharedLeaves.set(plan.shareKey, pair);
+        if (plan.shareKey) sharedLeaves.set(plan.shareKey, { pair, from: crtPath });
+        lines.push(`[certs] ${where}Generating "${c.baseName}" certificate and key`);
       }
-      lines.push(`[certs] ${where}Generating "${c.baseName}" certificate and key`);
-      if (c.usages.includes("serverAuth")) {
+      if (c.usages.includes("serverAuth") && status === "generated") {
         lines.push(
           `[certs] ${where}${c.baseName} serving cert is signed for DNS names [${
             names.dns.join(" ")
@@ -712,7 +721,13 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       lines.push(`[certs] ${where}Using the existing "sa" key`);
       tree.push({ path: saKeyPath, status: "existing" });
     } else {
-      lines.push(`[certs] ${where}Generating "sa" key and public key`);
+      lines.push(
+        saKey || t !== targets[0]
+          ? `[certs] ${where}Using the "sa" key of ${
+            saSource || `${prefixOf(targets[0]!.node)}pki/${SA_KEY}`
+          }`
+          : `[certs] ${where}Generating "sa" key and public key`,
+      );
       files.push({ path: saKeyPath, data: keyObjectPem(sa), mode: 0o600 });
       tree.push({ path: saKeyPath, status: saKey || t !== targets[0] ? "copied" : "generated" });
     }

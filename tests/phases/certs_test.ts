@@ -551,7 +551,13 @@ Deno.test("buildControlPlanePki() several nodes: shared CAs, sa and node-free cl
   assert.ok(pki.lines.includes(
     "[certs] cp-2: apiserver serving cert is signed for DNS names [cp-2 cp.example.com extra.example.com kubernetes kubernetes.default kubernetes.default.svc kubernetes.default.svc.cluster.local] and IPs [10.96.0.1 10.0.0.12 192.0.2.7]",
   ));
-  // 3 CAs + sa + 4 shared client leaves + 4 shared kubeconfig clients + 4 per node.
+  assert.ok(pki.lines.includes('[certs] cp-3: Using the "sa" key of cp-1/pki/sa.key'));
+  assert.ok(pki.lines.includes(
+    "[certs] cp-2: Using the front-proxy-client certificate and key made for cp-1/pki/front-proxy-client.crt",
+  ));
+  assert.ok(
+    !pki.lines.includes('[certs] cp-2: Generating "front-proxy-client" certificate and key'),
+  );
   // Rerun over the tree: everything kept.
   const again = await buildControlPlanePki({ spec, nodes, now: NOW, existing: readTreeOf(pki) });
   assert.deepEqual(again.files, []);
