@@ -339,7 +339,8 @@ const ROWS: Row[] = [
     want: [{
       check: "kubeadm",
       file: "join-config.yaml",
-      message: /^discovery\.bootstrapToken\.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe/,
+      message:
+        /^discovery\.bootstrapToken\.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe/,
     }],
   },
   {
@@ -456,6 +457,74 @@ const ROWS: Row[] = [
       },
       { check: "token", field: "bootstrapTokens[1].token", message: /token aaaaaa: no Secret/ },
     ],
+  },
+  // Issue 19 classes 4 and 5: the files inside node payloads, kubeadm's own rules, upload-certs.
+  {
+    what: "a cloud-config payload (jinja header) whose JoinConfiguration has a malformed pin",
+    files: () => [
+      ...initFiles(),
+      file(
+        "w1.cloud-config",
+        `## template: jinja\n#cloud-config\nwrite_files:\n- path: /run/kubeadm/kubeadm-join-config.yaml\n  encoding: base64\n  content: ${
+          btoa(joinConfiguration({ hashes: ["sha256:zz"] }))
+        }\n`,
+      ),
+    ],
+    want: [{
+      check: "pin",
+      file: "w1.cloud-config:/run/kubeadm/kubeadm-join-config.yaml",
+      message: /^invalid hash "sha256:zz", expected a 32 byte SHA-256 hash, found 1 bytes$/,
+    }],
+  },
+  {
+    what: "an Ignition payload whose JoinConfiguration has a typo'd field",
+    files: () => [
+      ...initFiles(),
+      file(
+        "w2.ign",
+        JSON.stringify({
+          ignition: { version: "3.4.0" },
+          storage: {
+            files: [{
+              path: "/etc/kubeadm.yml",
+              contents: {
+                source: "data:," +
+                  encodeURIComponent(
+                    joinConfiguration({ hashes: [PIN] }).replace(
+                      "  name: node-1",
+                      "  nmae: node-1",
+                    ),
+                  ),
+              },
+            }],
+          },
+        }),
+      ),
+    ],
+    want: [{
+      check: "kubeadm",
+      file: "w2.ign:/etc/kubeadm.yml",
+      field: "nodeRegistration.nmae",
+      message:
+        /^strict decoding error: unknown field "nodeRegistration\.nmae": kubeadm join ignores it/,
+    }],
+  },
+  {
+    what: "upload-certs' kubeadm-certs Secret is not read as PEM",
+    files: () => [
+      ...initFiles(),
+      file(
+        "kubeadm-certs.yaml",
+        `apiVersion: v1\nkind: Secret\nmetadata: {name: kubeadm-certs, namespace: kube-system}\ndata:\n  ca.crt: ${
+          btoa("x".repeat(64))
+        }\n  sa.key: ${btoa("short")}\n`,
+      ),
+    ],
+    want: [{
+      check: "upload-certs",
+      file: "kubeadm-certs.yaml",
+      message: /^5 bytes: too short for AES-GCM/,
+    }],
   },
   {
     what: "foreign and unreadable files are skipped, not findings",
