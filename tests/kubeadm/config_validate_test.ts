@@ -58,11 +58,13 @@ Deno.test("validateKubeadmConfig() agrees with kubeadm config validate on the wh
 
 const KUBEADM = "/opt/judges/kubeadm";
 
-Deno.test("kubeadm config validate (live judge) still gives the recorded verdicts on a sample of the corpus", async () => {
-  if (!fs.existsSync(KUBEADM)) {
-    console.log(`skipped: no kubeadm at ${KUBEADM}; the recorded verdicts are checked above`);
-    return;
-  }
+// Skipped (reported as "ignored") where no kubeadm binary is installed: the recorded verdicts above
+// carry its judgement to every machine.
+Deno.test({
+  name:
+    `kubeadm config validate (live judge at ${KUBEADM}) still gives the recorded verdicts on a sample of the corpus`,
+  ignore: !fs.existsSync(KUBEADM),
+}, async () => {
   const { execFileSync } = await import("node:child_process");
   const os = await import("node:os");
   const path = await import("node:path");
