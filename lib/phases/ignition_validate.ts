@@ -359,12 +359,18 @@ export function dataUrlBytes(url: string): Uint8Array | undefined {
   for (let i = 0; i < data.length; i++) {
     const ch = data.charCodeAt(i);
     if (ch === 0x25) {
-      const h = data.slice(i + 1, i + 3);
-      if (!/^[0-9A-Fa-f]{2}$/.test(h)) return undefined;
-      bytes.push(parseInt(h, 16));
+      const hi = hexValue(data.charCodeAt(i + 1));
+      const lo = hexValue(data.charCodeAt(i + 2));
+      if (hi < 0 || lo < 0) return undefined;
+      bytes.push(hi * 16 + lo);
       i += 2;
     } else if (ch < 0x80) bytes.push(ch);
-    else bytes.push(...new TextEncoder().encode(data[i]!));
+    else {
+      const cp = data.codePointAt(i)!;
+      const char = String.fromCodePoint(cp);
+      bytes.push(...new TextEncoder().encode(char));
+      i += char.length - 1;
+    }
   }
   if (!base64) return new Uint8Array(bytes);
   const text = String.fromCharCode(...bytes);
@@ -372,6 +378,13 @@ export function dataUrlBytes(url: string): Uint8Array | undefined {
     return undefined;
   }
   return new Uint8Array(atob(text).split("").map((c) => c.charCodeAt(0)));
+}
+
+/** The value of a hex digit's char code, or -1 (NaN, past the end, included). */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  return l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
 }
 
 type UnitOption = { section: string; name: string };

@@ -295,6 +295,12 @@ function findField(v: unknown, test: (s: string) => boolean, at = ""): string | 
 
 const UNRESERVED = /[A-Za-z0-9\-_.!~*'()]/;
 
+/** Each byte as the transpiler's data URL writes it (itself, or `%XX`). */
+const URL_BYTE: string[] = Array.from({ length: 256 }, (_, b) => {
+  const c = String.fromCharCode(b);
+  return b < 0x80 && UNRESERVED.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0");
+});
+
 /**
  * The transpiler's `"data:," + dataurl.EscapeString(s)`: every byte outside
  * `A–Z a–z 0–9 - _ . ! ~ * ' ( )` as `%XX`, upper-case hex.
@@ -306,12 +312,9 @@ const UNRESERVED = /[A-Za-z0-9\-_.!~*'()]/;
  */
 export function dataUrl(content: string | Uint8Array): string {
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
-  let out = "data:,";
-  for (const b of bytes) {
-    const c = String.fromCharCode(b);
-    out += b < 0x80 && UNRESERVED.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0");
-  }
-  return out;
+  const parts: string[] = ["data:,"];
+  for (const b of bytes) parts.push(URL_BYTE[b]!);
+  return parts.join("");
 }
 
 /** CABPK's `parseOwner`: `u:g`, `u`, `u:`, `:g`, each part trimmed; empty parts dropped. */
