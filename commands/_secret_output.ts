@@ -14,34 +14,57 @@
 import { InputError, UsageError } from "../lib/base/errors.ts";
 import type { RandomBytes } from "../lib/base/random.ts";
 import { parseAgeRecipient } from "../lib/gitops/age.ts";
-import {
-  SEALING_SCOPES,
-  type SealingKey,
-  sealingKeyFromCert,
-  type SealingScope,
-  sealSecret,
-  withoutLastApplied,
-} from "../lib/gitops/sealed_secret.ts";
-import { newSopsDataKey, type SopsDataKey, sopsEncryptObject } from "../lib/gitops/sops.ts";
-import { isSecretObject } from "../lib/k8s/secret.ts";
+import type { SealingKey, SealingScope } from "../lib/gitops/sealed_secret.ts";
 import { type KubeObject, toYaml } from "../lib/k8s/manifest.ts";
-import { loadCertsPem } from "../lib/pki/certsource.ts";
 import type { Context, Flags } from "./_command.ts";
 import { flagChoice, flagList, flagString } from "./_flags.ts";
 import { ensureDir, type OutputFile } from "./_io.ts";
 import { readInput } from "./_read.ts";
 import * as path from "node:path";
 
-/** How Secrets are protected: sealed for a controller, or SOPS-encrypted for age recipients. */
-export type SecretProtection =
-  | {
-    kind: "sealed";
-    key: SealingKey;
-    scope: SealingScope;
-    allowEmptyData?: boolean;
-    random?: RandomBytes;
-  }
-  | { kind: "sops"; dataKey: SopsDataKey; now: Date; random?: RandomBytes };
+/** The sealing scopes (lib/gitops/sealed_secret.ts SEALING_SCOPES, kept here so flags load nothing). */
+const SCOPES = ["strict", "namespace-wide", "cluster-wide"] as const;
+
+/**
+ * How Secrets are protected: sealed for a controller, or SOPS-encrypted for
+ * age recipients. The crypto modules are loaded when one is made (commands
+ * that are given neither flag never load them).
+ */
+export interface SecretProtection {
+  kind: "sealed" | "sops";
+  /** Turns one Secret into its protected object; `source` names the input in errors. */
+  protect(secret: KubeObject, source: string): KubeObject;
+}
+
+/** A sealing protection: `kubeseal --cert`'s SealedSecrets for `key` in `scope`. */
+export async function sealedProtection(
+  key: SealingKey,
+  scope: SealingScope,
+  opts: { allowEmptyData?: boolean; random?: RandomBytes } = {},
+): Promise<SecretProtection> {
+  const { sealSecret } = await import("../lib/gitops/sealed_secret.ts");
+  return {
+    kind: "sealed",
+    protect: (secret, source) => sealSecret(secret, { key, scope, ...opts }, source),
+  };
+}
+
+/** A SOPS protection for `recipients`: one data key for the run, wrapped once per recipient. */
+export async function sopsProtection(
+  recipients: readonly string[],
+  now: Date,
+  random?: RandomBytes,
+): Promise<SecretProtection> {
+  const { newSopsDataKey, sopsEncryptObject } = await import("../lib/gitops/sops.ts");
+  const { withoutLastApplied } = await import("../lib/gitops/sealed_secret.ts");
+  const dataKey = await newSopsDataKey(recipients);
+  return {
+    kind: "sops",
+    // kubeseal drops the last-applied annotations (they hold the Secret in clear); sops
+    // would keep them in clear, so they are dropped here too.
+    protect: (secret) => sopsEncryptObject(withoutLastApplied(secret), dataKey, now, random),
+  };
+}
 
 /** The help paragraph every Secret-writing command shows for the protection flags. */
 export const SECRET_OUTPUT_HELP = `Secrets that can be committed (see docs/gitops.md):
@@ -62,6 +85,8 @@ Only one of the two; other objects are written unchanged.
  */
 export async function readSealingCert(file: string, now: Date): Promise<SealingKey> {
   const input = readInput(file);
+  const { loadCertsPem } = await import("../lib/pki/certsource.ts");
+  const { sealingKeyFromCert } = await import("../lib/gitops/sealed_secret.ts");
   const certs = await loadCertsPem(input.bytes, input.name);
   try {
     return sealingKeyFromCert(certs[0]!, now);
@@ -73,7 +98,7 @@ export async function readSealingCert(file: string, now: Date): Promise<SealingK
 
 /** A `--scope`-like flag: strict (default), namespace-wide or cluster-wide. */
 export function scopeFlag(flags: Flags, name: string): SealingScope {
-  return flagChoice(flags, name, SEALING_SCOPES, "strict");
+  return flagChoice(flags, name, SCOPES, "strict");
 }
 
 /** Every `--age-recipient`, checked (a malformed one is a usage error naming it). */
@@ -84,14 +109,6 @@ export function ageRecipientsFlag(flags: Flags): string[] {
     if (!out.includes(text)) out.push(parseAgeRecipient(text));
   }
   return out;
-}
-
-/** A SOPS protection for `recipients`: one data key for the run, wrapped once per recipient. */
-export async function sopsProtection(
-  recipients: readonly string[],
-  now: Date,
-): Promise<SecretProtection> {
-  return { kind: "sops", dataKey: await newSopsDataKey(recipients), now };
 }
 
 /**
@@ -112,7 +129,7 @@ export async function protectionFromFlags(ctx: Context): Promise<SecretProtectio
   if (cert !== undefined) {
     if (cert === "") throw new UsageError("--seal-cert must not be empty");
     const scope = scopeFlag(ctx.flags, "seal-scope");
-    return { kind: "sealed", key: await readSealingCert(cert, ctx.now), scope };
+    return await sealedProtection(await readSealingCert(cert, ctx.now), scope);
   }
   if (recipients.length > 0) return await sopsProtection(recipients, ctx.now);
   return undefined;
@@ -120,17 +137,7 @@ export async function protectionFromFlags(ctx: Context): Promise<SecretProtectio
 
 /** `obj` protected when it is a Secret, else `obj` itself. `source` names the input in errors. */
 export function protectObject(obj: KubeObject, p: SecretProtection, source: string): KubeObject {
-  if (!isSecretObject(obj)) return obj;
-  if (p.kind === "sealed") {
-    return sealSecret(obj, {
-      key: p.key,
-      scope: p.scope,
-      ...(p.allowEmptyData ? { allowEmptyData: true } : {}),
-      ...(p.random ? { random: p.random } : {}),
-    }, source);
-  }
-  // kubeseal drops these (they hold the Secret in clear); sops would keep them in clear.
-  return sopsEncryptObject(withoutLastApplied(obj), p.dataKey, p.now, p.random);
+  return obj.kind === "Secret" ? p.protect(obj, source) : obj;
 }
 
 /** {@link protectObject} over a list; all are made before anything is written. */

@@ -11,14 +11,19 @@
 import { UsageError } from "../lib/base/errors.ts";
 import { readClusterCa } from "../lib/pki/certsource.ts";
 import { type BootstrapTokenSpec, parseTtlFlag } from "../lib/tokens/bootstrap_token.ts";
-import { parseManifests } from "../lib/k8s/manifest.ts";
+import { type KubeObject, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import {
   type InitBootstrapToken,
   type InitFileConfig,
   readInitConfiguration,
 } from "../lib/kubeadm/init_config.ts";
 import { generateToken, parseToken } from "../lib/tokens/token.ts";
-import { INIT_DESCRIPTION, initBootstrapTokens, initFileNames } from "../lib/phases/init.ts";
+import {
+  INIT_DESCRIPTION,
+  initBootstrapTokens,
+  initFileNames,
+  type InitResult,
+} from "../lib/phases/init.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import {
   expectArgs,
@@ -33,6 +38,14 @@ import {
 } from "./_flags.ts";
 import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import {
+  checkProtectedFormat,
+  ensureGitopsDirs,
+  gitopsFiles,
+  protectionFromFlags,
+  protectObjects,
+  renderStream,
+} from "./_secret_output.ts";
 import * as path from "node:path";
 
 /** The one line init refuses with when a generated token would have nowhere to go. */
@@ -69,6 +82,15 @@ const FLAGS = flagSet("init", [
     "without --out-dir: write the join command (it holds the\ntoken) to FILE, 0600 (missing directories created 0700)",
   ],
   "force",
+  [
+    "seal-cert",
+    "write the Secrets as SealedSecrets for this Sealed Secrets\ncontroller certificate (see GitOps below)",
+  ],
+  "seal-scope",
+  [
+    "age-recipient",
+    "write the Secrets SOPS-encrypted for this age recipient\n(see GitOps below); repeatable",
+  ],
 ]);
 
 export const command: Command = {
@@ -112,6 +134,20 @@ Where the join material goes (init never leaves you unable to join):
 Progress goes to stderr with kubeadm's [bootstrap-token] lines; tokens are
 named there by ID only.
 
+GitOps (--seal-cert CERT [--seal-scope S], or --age-recipient R): no Secret
+is written in clear. Without --out-dir the stream on stdout carries
+SealedSecrets or SOPS documents in place of the Secrets. With --out-dir, DIR
+becomes a directory to commit as it is ('kubectl kustomize DIR' builds it):
+  DIR/kustomization.yaml     lists everything below that belongs in git
+  DIR/rbac.yaml              the RBAC objects (public)
+  DIR/cluster-info.yaml      the signed kube-public/cluster-info and its Role
+                             and RoleBinding (public)
+  DIR/kube-system.bootstrap-token-<id>.sealedsecret.yaml (or .sops.yaml)
+                             each token Secret, sealed or encrypted
+  DIR/private/               0700, kept out of git by DIR/.gitignore: the
+                             join command, bootstrap-kubelet.conf,
+                             join-config.yaml (and discovery.conf): they hold
+                             the token in clear; hand them to nodes out of band
 Usage:
   joinkit init --server https://HOST:PORT --ca CA.crt --out-dir DIR [flags]
   joinkit init --server https://HOST:PORT --ca CA.crt --token T [flags] | kubectl apply -f -
@@ -129,6 +165,7 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 0, 0, "");
+    const protection = await protectionFromFlags(ctx);
     const configFile = flagString(ctx.flags, "config");
     if (configFile !== undefined) {
       // kubeadm's ValidateMixedArguments: the file replaces these flags.
@@ -155,6 +192,10 @@ Examples:
     const outDir = flagString(ctx.flags, "out-dir");
     const joinFile = flagString(ctx.flags, "join-file");
     const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
+    checkProtectedFormat(protection, format);
+    if (protection !== undefined && outDir !== undefined && format !== "yaml") {
+      throw new UsageError("--out-dir with --seal-cert writes a kustomize directory: YAML only");
+    }
     const force = flagBool(ctx.flags, "force");
     const withDiscoveryFile = flagBool(ctx.flags, "with-discovery-file");
     if (withDiscoveryFile && outDir === undefined) {
@@ -193,7 +234,15 @@ Examples:
 
     // Progress is printed only once the run has succeeded, so a failure is one error line.
     const files: OutputFile[] = [];
-    if (outDir !== undefined) {
+    let manifests = r.manifests;
+    if (protection !== undefined) {
+      const objs = protectObjects(r.objects, protection, "init");
+      manifests = format === "yaml" ? renderStream(objs) : renderObjects(objs, "json");
+      if (outDir !== undefined) files.push(...gitopsLayout(outDir, objs, r));
+    }
+    if (outDir !== undefined && protection !== undefined) {
+      ensureGitopsDirs(outDir, files);
+    } else if (outDir !== undefined) {
       const names = initFileNames(format);
       files.push(
         { path: path.join(outDir, names.manifests), data: r.manifests, mode: 0o600 },
@@ -216,10 +265,39 @@ Examples:
     if (files.length > 0) writeFilesAtomic(files, force);
     for (const w of fileConfig?.warnings ?? []) ctx.stderr(`warning: ${configFile}: ${w}`);
     for (const line of r.progress) ctx.stderr(line);
-    if (outDir === undefined) ctx.stdout(r.manifests);
+    if (outDir === undefined) ctx.stdout(manifests);
     for (const f of files) ctx.stderr(`[bootstrap-token] Wrote ${f.path}`);
   },
 };
+
+/**
+ * The GitOps directory: public objects (RBAC; kube-public's cluster-info and
+ * its Role/RoleBinding) and each protected Secret as files listed in
+ * kustomization.yaml, the node's credentials under private/.
+ */
+function gitopsLayout(dir: string, objs: KubeObject[], r: InitResult): OutputFile[] {
+  const names = initFileNames("yaml");
+  const isPublic = (o: KubeObject) => o.kind !== "SealedSecret" && o.sops === undefined;
+  const inKubePublic = (o: KubeObject) =>
+    (o.metadata as { namespace?: unknown } | undefined)?.namespace === "kube-public";
+  const privateFiles = [
+    { name: names.joinCommand, data: r.joinCommand },
+    { name: names.kubeconfig, data: r.bootstrapKubeconfig },
+    { name: names.joinConfig, data: r.joinConfig },
+    ...(r.discoveryFile !== undefined
+      ? [{ name: names.discoveryFile, data: r.discoveryFile }]
+      : []),
+  ];
+  return gitopsFiles(
+    dir,
+    [
+      { name: "rbac.yaml", objects: objs.filter((o) => isPublic(o) && !inKubePublic(o)) },
+      { name: "cluster-info.yaml", objects: objs.filter((o) => isPublic(o) && inKubePublic(o)) },
+    ],
+    objs.filter((o) => !isPublic(o)),
+    privateFiles,
+  );
+}
 
 /** `--config FILE`: the InitConfiguration stream, read as kubeadm init --config reads it. */
 function readInitConfigFile(file: string): InitFileConfig {

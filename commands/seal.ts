@@ -26,6 +26,7 @@ import {
   protectObjects,
   readSealingCert,
   scopeFlag,
+  sealedProtection,
 } from "./_secret_output.ts";
 
 const FLAGS = flagSet("seal", [
@@ -106,12 +107,10 @@ Examples:
     const key = await readSealingCert(certFile, ctx.now);
     const input = readInput(ctx.args[0] ?? "-");
     const objects = parseManifests(input.text, input.name);
-    const sealed = protectObjects(objects, {
-      kind: "sealed",
-      key,
-      scope,
+    const protection = await sealedProtection(key, scope, {
       allowEmptyData: flagBool(ctx.flags, "allow-empty-data"),
-    }, input.name);
+    });
+    const sealed = protectObjects(objects, protection, input.name);
     const count = objects.filter(isSecretObject).length;
     if (count === 0) ctx.stderr(`warning: ${input.name}: no Secret to seal`);
     if (outDir !== undefined) {

@@ -19,6 +19,14 @@ import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../lib/kubeadm/init_config.ts";
 import { readInput } from "./_read.ts";
 import {
+  checkProtectedFormat,
+  protectionFromFlags,
+  protectObjects,
+  renderStream,
+  SECRET_OUTPUT_HELP,
+  type SecretProtection,
+} from "./_secret_output.ts";
+import {
   generateToken,
   newBootstrapTokenString,
   NODE_BOOTSTRAP_TOKEN_GROUP,
@@ -70,6 +78,15 @@ const FLAGS = flagSet("token create", [
     "kubeadm InitConfiguration (v1beta4/v1beta3): one Secret per\nbootstrapTokens entry, with its ttl, usages, groups and\ndescription; not with TOKEN or the token flags (kubeadm's rule)",
   ],
   ["output", "yaml (default; a '---' stream) or json (one object, or a v1 List)"],
+  [
+    "seal-cert",
+    "write SealedSecrets for this Sealed Secrets controller\ncertificate instead of Secrets (as 'joinkit seal')",
+  ],
+  "seal-scope",
+  [
+    "age-recipient",
+    "write SOPS documents encrypted for this age recipient\ninstead of Secrets (as 'joinkit encrypt'); repeatable",
+  ],
 ]);
 
 export const command: Command = {
@@ -94,6 +111,7 @@ kubectl prints it.
 
 As in kubeadm, the default group is added whenever --groups is empty, so
 '--usages signing' alone fails validation exactly as 'kubeadm token create' does.
+${SECRET_OUTPUT_HELP}
 Errors: everything here comes from the command line, so every refusal is a
 usage error (exit 2): malformed --ttl/--expires/--count/-o, and a malformed
 TOKEN or kubeadm's validation (usages, groups) with kubeadm's text (the token
@@ -106,11 +124,12 @@ Examples:
   joinkit token create abcdef.0123456789abcdef --ttl 0 --description "CI runners"
   joinkit token create --count 10 --usages authentication --groups system:bootstrappers:ci -o json
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 1, "TOKEN");
+    const protection = await protectionFromFlags(ctx);
     const configFile = flagString(ctx.flags, "config");
     if (configFile !== undefined) {
-      return createFromConfig(ctx, configFile);
+      return createFromConfig(ctx, configFile, protection);
     }
     const count = flagInt(ctx.flags, "count", 1, 1, MAX_COUNT);
     const tokenArg = ctx.args[0];
@@ -157,6 +176,16 @@ Examples:
       }
     }
     const stringData = flagBool(ctx.flags, "string-data");
+    if (protection !== undefined) {
+      checkProtectedFormat(protection, format);
+      const objs = protectObjects(
+        tokensToSecrets(full, tokens, ctx.now, { stringData }),
+        protection,
+        "token create",
+      );
+      ctx.stdout(format === "yaml" ? renderStream(objs) : renderObjects(objs, "json"));
+      return;
+    }
     if (format === "yaml") {
       // YAML goes out in pieces as it is rendered (100,000 Secrets are 41 MB), from Secrets made a
       // batch at a time: they die young instead of all surviving to the end (less GC).
@@ -190,7 +219,7 @@ function tokenArgument(text: string): Token {
  * file leaves out is generated). The file replaces the token flags:
  * mixing them is refused with kubeadm's `ValidateMixedArguments` text.
  */
-function createFromConfig(ctx: Context, file: string): void {
+function createFromConfig(ctx: Context, file: string, protection?: SecretProtection): void {
   const mixed = ["count", "description", "expires", "groups", "ttl", "usages"].filter((n) =>
     ctx.flags[n] !== undefined
   );
@@ -218,5 +247,11 @@ function createFromConfig(ctx: Context, file: string): void {
       { stringData },
     )
   );
+  if (protection !== undefined) {
+    checkProtectedFormat(protection, format);
+    const objs = protectObjects(secrets, protection, input.name);
+    ctx.stdout(format === "yaml" ? renderStream(objs) : renderObjects(objs, "json"));
+    return;
+  }
   ctx.stdout(format === "yaml" ? renderYamlStream(secrets) : renderObjects(secrets, "json"));
 }

@@ -33,10 +33,19 @@ import {
   flagString,
   flagToken,
   outputFormat,
+  requireOutDir,
   requireString,
 } from "./_flags.ts";
 import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import {
+  checkProtectedFormat,
+  ensureGitopsDirs,
+  gitopsFiles,
+  protectionFromFlags,
+  protectObjects,
+  renderStream,
+} from "./_secret_output.ts";
 
 const FLAGS = flagSet("upload-certs", [
   ["pki-dir", "the kubeadm certificates directory to upload from (required)"],
@@ -57,6 +66,19 @@ const FLAGS = flagSet("upload-certs", [
   ["out", "write the manifests to FILE (0600: they hold the token) instead of stdout"],
   ["output", "yaml (default; a '---' stream) or json (a v1 List)"],
   "force",
+  [
+    "seal-cert",
+    "write both Secrets as SealedSecrets for this Sealed Secrets\ncontroller certificate (see GitOps below)",
+  ],
+  "seal-scope",
+  [
+    "age-recipient",
+    "write both Secrets SOPS-encrypted for this age recipient\n(see GitOps below); repeatable",
+  ],
+  [
+    "out-dir",
+    "with --seal-cert or --age-recipient: a kustomize directory\n(see GitOps below)",
+  ],
 ]);
 
 /** The refusal when a generated key would be lost. */
@@ -101,6 +123,14 @@ Secret, read its uid (kubectl get secret -n kube-system bootstrap-token-<id>
 -o jsonpath='{.metadata.uid}') and render again with the same --token and
 --owner-uid. Without it, a warning says kubeadm-certs will not expire.
 
+GitOps: with --seal-cert CERT [--seal-scope S] or --age-recipient R both
+Secrets are written as SealedSecrets or SOPS documents (nothing in clear).
+--out-dir DIR then writes DIR/rbac.yaml (the Role and RoleBinding), each
+protected Secret as DIR/kube-system.<name>.sealedsecret.yaml (or .sops.yaml),
+DIR/kustomization.yaml listing them, and a generated certificate key as
+DIR/private/certificate-key.txt (0600, kept out of git by DIR/.gitignore)
+instead of stdout.
+
 Usage:
   joinkit upload-certs --pki-dir DIR [--certificate-key KEY] [flags]
 
@@ -119,14 +149,24 @@ Examples:
   joinkit upload-certs --pki-dir /etc/kubernetes/pki --certificate-key "$KEY" | kubectl apply -f -
   joinkit upload-certs --pki-dir pki --out kubeadm-certs.yaml --now 2026-01-01T00:00:00Z
 `,
-  run(ctx) {
+  async run(ctx) {
     expectArgs(ctx, 0, 0, "");
     const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
     const pkiDir = requireString(ctx.flags, "pki-dir");
     if (pkiDir === "") throw new UsageError("--pki-dir must not be empty");
     const out = flagOut(ctx.flags);
+    const protection = await protectionFromFlags(ctx);
+    const outDir = ctx.flags["out-dir"] === undefined ? undefined : requireOutDir(ctx.flags);
+    if (outDir !== undefined && protection === undefined) {
+      throw new UsageError("--out-dir needs --seal-cert or --age-recipient (else use --out FILE)");
+    }
+    if (outDir !== undefined && out !== undefined) {
+      throw new UsageError("--out and --out-dir: give one");
+    }
     const keyText = flagString(ctx.flags, "certificate-key");
-    if (keyText === undefined && out === undefined) throw new UsageError(NO_KEY_DESTINATION);
+    if (keyText === undefined && out === undefined && outDir === undefined) {
+      throw new UsageError(NO_KEY_DESTINATION);
+    }
     const keyHex = keyText ?? createCertificateKey();
     const key = certificateKeyBytes(keyHex);
     const ttlMs = flagDuration(ctx.flags, "ttl", 1000) ?? DEFAULT_CERT_TOKEN_TTL_MS;
@@ -167,12 +207,41 @@ Examples:
       now: ctx.now,
       ...(ownerUid !== undefined ? { ownerUid } : {}),
     });
-    const text = renderObjects(result.objects, format);
+    checkProtectedFormat(protection, format);
+    const objects = protection === undefined
+      ? result.objects
+      : protectObjects(result.objects, protection, "upload-certs");
+    const text = protection?.kind === "sops"
+      ? renderStream(objects)
+      : renderObjects(objects, format);
     ctx.stderr(UPLOAD_MESSAGE);
+    if (ownerUid !== undefined && protection?.kind === "sealed") {
+      // kubeseal drops ownerReferences from the template: the controller owns the Secret.
+      ctx.stderr(
+        "warning: sealing drops kubeadm-certs' ownerReference (the Sealed Secrets controller owns the Secret it makes): delete it yourself when the token expires",
+      );
+    }
     if (ownerUid === undefined) {
       ctx.stderr(
         `warning: kube-system/kubeadm-certs has no ownerReference (no --owner-uid): it will not be deleted when ${SECRET_PREFIX}${token.id} expires at ${result.expiration}`,
       );
+    }
+    if (outDir !== undefined) {
+      const files = gitopsFiles(
+        outDir,
+        [{
+          name: "rbac.yaml",
+          objects: objects.filter((o) =>
+            o.kind !== "Secret" && o.kind !== "SealedSecret" && o.sops === undefined
+          ),
+        }],
+        objects.filter((o) => o.kind === "SealedSecret" || o.sops !== undefined),
+        keyText === undefined ? [{ name: "certificate-key.txt", data: `${keyHex}\n` }] : [],
+      );
+      ensureGitopsDirs(outDir, files);
+      writeFilesAtomic(files, force);
+      for (const f of files) ctx.stderr(`wrote ${f.path}`);
+      return;
     }
     if (out === undefined) {
       ctx.stdout(text);

@@ -235,15 +235,30 @@ function sha256(data: Uint8Array): Uint8Array {
 
 /** MGF1 with SHA-256 (RFC 8017 B.2.1), XORed into `out` in place. */
 function xorMgf1(seed: Uint8Array, out: Uint8Array): void {
+  // The seed is hashed once; each block continues a copy of that state.
+  const base = createHash("sha256").update(seed);
   const counter = new Uint8Array(4);
   for (let done = 0, i = 0; done < out.length; i++) {
     counter[0] = i >>> 24;
     counter[1] = (i >>> 16) & 0xff;
     counter[2] = (i >>> 8) & 0xff;
     counter[3] = i & 0xff;
-    const block = createHash("sha256").update(seed).update(counter).digest();
+    const block = base.copy().update(counter).digest();
     for (let j = 0; j < block.length && done < out.length; j++, done++) out[done]! ^= block[j]!;
   }
+}
+
+let lastLabel: { label: Uint8Array; hash: Uint8Array } | undefined;
+
+/** SHA-256 of the OAEP label, kept for the next call (a Secret's values share one label). */
+function labelHash(label: Uint8Array): Uint8Array {
+  if (
+    lastLabel === undefined || lastLabel.label.length !== label.length ||
+    !lastLabel.label.every((b, i) => b === label[i])
+  ) {
+    lastLabel = { label: label.slice(), hash: sha256(label) };
+  }
+  return lastLabel.hash;
 }
 
 /**
@@ -264,7 +279,7 @@ export function oaepEncode(
   const em = new Uint8Array(k);
   const seedPart = em.subarray(1, 1 + SHA256_BYTES);
   const db = em.subarray(1 + SHA256_BYTES);
-  db.set(sha256(label), 0);
+  db.set(labelHash(label), 0);
   db[db.length - message.length - 1] = 0x01;
   db.set(message, db.length - message.length);
   seedPart.set(seed);
