@@ -20,7 +20,7 @@ import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, optionalOutput, renderData, requireString } from "./_flags.ts";
 import { walkFiles } from "./_io.ts";
 import { readInput } from "./_read.ts";
-import { payloadFiles } from "../lib/phases/payload_files.ts";
+import { isArtefactPath, payloadFiles } from "../lib/phases/payload_files.ts";
 
 const FLAGS = flagSet("ca rotation-check", [
   ["ca", "the NEW CA certificate (PEM; every certificate in it counts as new) (required)"],
@@ -128,7 +128,8 @@ Examples:
           try {
             findings.push(...checkArtefact(f.text, name, ca));
           } catch (e) {
-            skip(name, e);
+            // A script or placeholder is no artefact: passed over; a YAML/PEM path must read.
+            if (isArtefactPath(f.path) || !(e instanceof JoinkitError)) skip(name, e);
           }
         }
         continue;

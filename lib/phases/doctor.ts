@@ -65,7 +65,7 @@ import {
   validateJoinConfig,
 } from "../kubeadm/join_config.ts";
 import { KUBEADM_CERTS_SECRET } from "./upload_certs.ts";
-import { payloadFiles } from "./payload_files.ts";
+import { isArtefactPath, payloadFiles } from "./payload_files.ts";
 
 /** One file to examine. */
 export interface DoctorFile {
@@ -102,6 +102,8 @@ export interface DoctorReport {
   kubeadmConfigs: number;
   /** `kube-system/kubeadm-certs` Secrets (upload-certs output) whose ciphertexts were checked. */
   kubeadmCertsSecrets: number;
+  /** Payload entries that hold no artefact (scripts, placeholders): read, nothing to check. */
+  payloadOtherFiles: number;
   objects: number;
   /** Token references checked (kubeconfigs, join commands, JoinConfigurations). */
   tokenReferences: number;
@@ -237,6 +239,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
   let payloads = 0;
   let kubeadmConfigs = 0;
   let kubeadmCertsSecrets = 0;
+  let payloadOtherFiles = 0;
 
   /** A token reference; the same token in the same field twice (`--token`: discovery and TLS) is one. */
   const addRef = (ref: TokenRef) => {
@@ -519,6 +522,12 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
 
   /** One file (loose, or inside a payload: then `inPayload` maps node paths to texts). */
   const examine = async (f: DoctorFile, inPayload?: ReadonlyMap<string, string>) => {
+    // A payload entry that is no artefact (a script, a placeholder) is passed over, counted; one
+    // whose path says it holds an artefact (YAML, JSON, kubeconfig, PEM) must read as one.
+    const skip = (s: Skipped) => {
+      if (inPayload && !isArtefactPath(f.name)) payloadOtherFiles++;
+      else skipped.push(s);
+    };
     const payload = inPayload ? undefined : payloadFiles(f.text);
     if (payload) {
       payloads++;
@@ -543,7 +552,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
       try {
         list = certsOfPem(f.text);
       } catch (e) {
-        skipped.push({ file: f.name, reason: (e as Error).message });
+        skip({ file: f.name, reason: (e as Error).message });
         return;
       }
       addCerts(f.name, undefined, list);
@@ -554,7 +563,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         const c = parseCertificate(f.bytes);
         addCerts(f.name, undefined, [c]);
       } catch (e) {
-        skipped.push({
+        skip({
           file: f.name,
           reason: `binary, not a DER certificate: ${(e as Error).message}`,
         });
@@ -570,11 +579,11 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     try {
       docs = parseManifests(f.text, f.name) as Record<string, unknown>[];
     } catch (e) {
-      skipped.push({ file: f.name, reason: (e as Error).message.replace(`${f.name}: `, "") });
+      skip({ file: f.name, reason: (e as Error).message.replace(`${f.name}: `, "") });
       return;
     }
     if (docs.length === 0) {
-      skipped.push({ file: f.name, reason: "no objects" });
+      skip({ file: f.name, reason: "no objects" });
       return;
     }
     for (const obj of docs) {
@@ -591,7 +600,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
         continue;
       }
       if (apiVersion === "" || kind === "") {
-        skipped.push({ file: f.name, reason: `${describeObject(obj)}: no apiVersion and kind` });
+        skip({ file: f.name, reason: `${describeObject(obj)}: no apiVersion and kind` });
         continue;
       }
       const object = describeObject(obj);
@@ -934,6 +943,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     payloads,
     kubeadmConfigs,
     kubeadmCertsSecrets,
+    payloadOtherFiles,
     objects,
     tokenReferences: tokenRefs.length,
     tokenSecrets: secrets.length,

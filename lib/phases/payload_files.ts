@@ -13,6 +13,15 @@
 import { isObject } from "../base/object.ts";
 import { parseManifests } from "../k8s/manifest.ts";
 
+/**
+ * Whether a payload entry's path names an artefact the checkers read (YAML,
+ * JSON, a kubeconfig, PEM material): such an entry must read as one. Others
+ * (scripts, placeholders) are passed over.
+ */
+export function isArtefactPath(path: string): boolean {
+  return /\.(ya?ml|json|conf|kubeconfig|crt|pem|cert|cer|key|pub|csr)$/i.test(path);
+}
+
 /** One file inside a payload. */
 export interface PayloadEntry {
   /** The path on the node. */

@@ -26,11 +26,23 @@ const cloudConfig = (text: string, header = "") =>
   `${header}#cloud-config\n\nwrite_files:\n-   path: ${JOIN_PATH}\n    encoding: "base64"\n    content: |\n      ${
     Buffer.from(text).toString("base64")
   }\n`;
+// As node-payload writes Ignition: the script that runs `kubeadm join --config` rides along; it
+// holds no pins of its own (they are in the config) and is no artefact.
 const ignition = (text: string) =>
   JSON.stringify({
     ignition: { version: "3.4.0" },
     storage: {
-      files: [{ path: JOIN_PATH, contents: { source: "data:," + encodeURIComponent(text) } }],
+      files: [
+        {
+          path: "/etc/kubeadm.sh",
+          contents: {
+            source: "data:," +
+              encodeURIComponent(`#!/bin/bash\nset -e\n\nkubeadm join --config ${JOIN_PATH}\n`),
+          },
+        },
+        { path: JOIN_PATH, contents: { source: "data:," + encodeURIComponent(text) } },
+        { path: "/run/cluster-api/placeholder", contents: { source: "data:,placeholder" } },
+      ],
     },
   });
 

@@ -66,17 +66,36 @@ function dirWith(name: string, files: Record<string, string>, withInit = true): 
 
 Deno.test("CLI doctor reads node payloads: cloud-config (with and without the jinja header) and Ignition pass with init's output", async () => {
   const d = dirWith("payloads-ok", {
-    "w1.cloud-config": cloudConfig([[JOIN_PATH, JOIN]]),
+    "w1.cloud-config": cloudConfig([[JOIN_PATH, JOIN], [
+      "/run/cluster-api/placeholder",
+      "This placeholder file is used to create the /run/cluster-api sub directory",
+    ]]),
     "w2.cloud-config": cloudConfig([[JOIN_PATH, JOIN]], "## template: jinja\n"),
-    "w3.ign": ignition([[JOIN_PATH, JOIN]]),
+    "w3.ign": ignition([[JOIN_PATH, JOIN], [
+      "/etc/kubeadm.sh",
+      "#!/bin/bash\nset -e\nkubeadm join --config /etc/kubeadm.yml\n",
+    ]]),
+    // An entry whose path says it is YAML must read as YAML.
+    "w4.ign": ignition([["/etc/kubernetes/broken.yaml", "kind: [unclosed\n"]]),
   });
   const r = await runCli(["doctor", d, "-o", "json", ...NOW]);
-  assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.equal(r.stderr, "");
+  assert.equal(r.code, 1, r.stdout + r.stderr);
   const report = JSON.parse(r.stdout);
-  assert.equal(report.payloads, 3);
+  assert.equal(report.payloads, 4);
   assert.equal(report.kubeadmConfigs, 4, "join-config.yaml and the three inside the payloads");
-  assert.deepEqual(report.skipped, []);
+  assert.equal(
+    report.payloadOtherFiles,
+    2,
+    "the placeholder and the script: read, nothing to check",
+  );
+  assert.deepEqual(report.findings, []);
+  assert.deepEqual(report.skipped.map((s: { file: string }) => path.relative(d, s.file)), [
+    "w4.ign:/etc/kubernetes/broken.yaml",
+  ]);
+  fs.rmSync(path.join(d, "w4.ign"));
+  const ok = await runCli(["doctor", d, ...NOW]);
+  assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  assert.equal(ok.stderr, "");
 });
 
 Deno.test("CLI doctor judges a payload's JoinConfiguration as kubeadm join does (exit 3)", async () => {

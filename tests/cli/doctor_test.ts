@@ -79,6 +79,7 @@ Deno.test("CLI doctor finds a tampered copy: a line per finding, a summary, exit
     "kubeadmCertsSecrets",
     "kubeadmConfigs",
     "objects",
+    "payloadOtherFiles",
     "payloads",
     "skipped",
     "tokenReferences",
