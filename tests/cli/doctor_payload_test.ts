@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
-import { runCli, tempDir } from "../_cli.ts";
+import { repoPath, runCli, tempDir } from "../_cli.ts";
 import { FIXTURE_NOW, FIXTURE_SERVER, makeFixtures } from "../_fuzz.ts";
 
 // Issue 19 classes 4 and 5: doctor reads the files inside node payloads (cloud-config with or
@@ -155,4 +155,14 @@ Deno.test("CLI doctor never passes a run that checked nothing (exit 1)", async (
   const r = await runCli(["doctor", empty, ...NOW]);
   assert.equal(r.code, 1);
   assert.equal(r.stderr, "error: doctor: nothing to check in the input\n");
+});
+
+Deno.test("CLI doctor passes upload-certs' recorded output (tests/fixtures/upload_certs/kubeadm-certs.yaml)", async () => {
+  const r = await runCli([
+    "doctor",
+    repoPath("tests/fixtures/upload_certs/kubeadm-certs.yaml"),
+    ...NOW,
+  ]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /: 0 findings, 0 files skipped\n$/);
 });
