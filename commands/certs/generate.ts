@@ -220,10 +220,16 @@ Examples:
     const dirs = new Set(pki.files.map((f) => path.dirname(path.join(outDir, f.path))));
     for (const d of [...dirs].sort()) {
       const rel = path.relative(outDir, d);
-      ensureDir(d, /(^|\/)pki(\/etcd)?$/.test(rel) ? 0o755 : 0o700);
+      // No link below --out-dir is followed (a linked pki/etcd would put keys elsewhere).
+      ensureDir(d, /(^|\/)pki(\/etcd)?$/.test(rel) ? 0o755 : 0o700, outDir);
     }
     writeFilesAtomic(
-      pki.files.map((f) => ({ path: path.join(outDir, f.path), data: f.data, mode: f.mode })),
+      pki.files.map((f) => ({
+        path: path.join(outDir, f.path),
+        data: f.data,
+        mode: f.mode,
+        root: outDir,
+      })),
       force,
     );
     for (const l of pki.lines) ctx.stderr(l);
