@@ -260,6 +260,12 @@ export function publicKeyMatches(spkiA: Uint8Array, spkiB: Uint8Array): boolean 
  * ```
  */
 export function generateKeyObject(type: KeyType): Promise<KeyObject> {
+  if (type.startsWith("rsa-") && !underDeno()) {
+    // Node (the binary): a sieve before OpenSSL's prime tests costs a third of
+    // OpenSSL's own RSA key generation (rsa_keygen.ts). Deno's checkPrime is slower
+    // than its key generation, so deno run keeps generateKeyPair.
+    return import("./rsa_keygen.ts").then((m) => m.generateRsaKeyObject(Number(type.slice(4))));
+  }
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, _pub: KeyObject, priv: KeyObject) =>
       err ? reject(new InputError(`key generation failed: ${err.message}`)) : resolve(priv);
@@ -284,6 +290,12 @@ export function generateKeyObject(type: KeyType): Promise<KeyObject> {
         return;
     }
   });
+}
+
+/** Whether this runs under `deno run` (Deno's node:crypto), not Node. */
+function underDeno(): boolean {
+  return (globalThis as { process?: { versions?: { deno?: string } } }).process?.versions?.deno !==
+    undefined;
 }
 
 /**
