@@ -126,9 +126,9 @@ Refusals: a node name that cannot be a Node name (DNS-1123 subdomain): exit
 2 for --node, 1 in NODES; --config not a JoinConfiguration: exit 1; one that
 kubeadm would refuse: exit 3; a discovery path that is relative, not fully
 simplified or collides with another file: exit 2; a value kubeadm's YAML
-1.1 reader would not read back as written (U+2028, DEL …): exit 2; a
-discovery kubeconfig that is not UTF-8: exit 1; a payload that fails its
-read-back: exit 3. Nothing is written on any refusal.
+reader would refuse or misread (DEL, NEL …): exit 2; a discovery
+kubeconfig that is not UTF-8: exit 1; a payload that fails its read-back:
+exit 3. Nothing is written on any refusal.
 
 ${EXIT_CODES}
 

@@ -28,7 +28,13 @@ import { load, YAML11_SCHEMA } from "js-yaml";
 import { CheckError, UsageError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
 import { dataUrlBytes, validateIgnitionConfig } from "./ignition_validate.ts";
-import { blockScalarSafe, shellJoin, yaml11UnsafeChar, yamlScalar } from "./node_payload_text.ts";
+import {
+  blockScalarSafe,
+  shellJoin,
+  yaml11UnsafeChar,
+  yamlQuotedMisread,
+  yamlScalar,
+} from "./node_payload_text.ts";
 
 /** Where CABPK's cloud-config puts the JoinConfiguration. */
 export const CLOUD_INIT_JOIN_CONFIG = "/run/kubeadm/kubeadm-join-config.yaml";
@@ -255,19 +261,23 @@ export function checkCloudConfig(text: string, input: PayloadInput): void {
 }
 
 /**
- * Refuses (exit 2) a JoinConfiguration whose YAML holds a character that a
- * YAML 1.1 reader (kubeadm's go-yaml, cloud-init's PyYAML) would not read
- * back as written (U+2028 folded into a space, DEL refused, …), naming the
- * field of `object` that holds it: kubeadm on the node would join with
- * something other than what joinkit judged.
+ * Refuses (exit 2) a JoinConfiguration whose YAML holds, raw in a quoted
+ * value, a character kubeadm's YAML reader (go-yaml, YAML 1.1) refuses
+ * (DEL, C1 controls: the whole file is unreadable on the node) or reads as
+ * something else (NEL as a space, spaces around U+2028 dropped), naming the
+ * field of `object` that holds it: kubeadm would join with something other
+ * than what joinkit judged, or not at all.
  */
 export function refuseUnreadableJoinYaml(joinYaml: string, object: unknown, source: string): void {
-  const bad = yaml11UnsafeChar(joinYaml);
+  const bad = yamlQuotedMisread(joinYaml);
   if (bad === undefined) return;
-  const field = findField(object, (s) => yaml11UnsafeChar(s) === bad) ?? "a value";
-  throw new UsageError(
-    `${source}: ${field} holds ${bad}, which kubeadm's YAML reader (YAML 1.1) would not read back as written`,
-  );
+  const field = findField(object, (s) => yamlQuotedMisread(s)?.char === bad.char) ?? "a value";
+  const what = bad.char === "U+2028" || bad.char === "U+2029"
+    ? `${bad.char} next to a space or tab, which kubeadm's YAML reader (go-yaml, YAML 1.1) drops`
+    : bad.effect === "refused"
+    ? `${bad.char}, which kubeadm's YAML reader (go-yaml, YAML 1.1) refuses: "control characters are not allowed"`
+    : `${bad.char}, which kubeadm's YAML reader (go-yaml, YAML 1.1) reads as a space`;
+  throw new UsageError(`${source}: ${field} holds ${what}`);
 }
 
 /** The dotted path of the first string in `v` that `test` accepts. */

@@ -408,20 +408,50 @@ Deno.test("CLI node-payload places a file:// kubeConfigPath at its path, as kube
   assert.match(missing.stderr, /reads \/etc\/kubernetes\/disc overy\.conf on the node/);
 });
 
-Deno.test("CLI node-payload refuses a value kubeadm's YAML 1.1 reader would not read back (exit 2, the field named, nothing written)", async () => {
-  const cfg = put(
-    "u2028.yaml",
-    fs.readFileSync(WORKER, "utf8") +
-      '  kubeletExtraArgs:\n  - name: node-labels\n    value: "a\\u2028b"\n',
-  );
-  const out = fresh();
-  const r = await runCli(["node-payload", "--config", cfg, "--node", "w-1", "--out-dir", out]);
-  assert.equal(r.code, 2, r.stderr);
-  assert.match(
-    r.stderr,
-    /\[0\]\.value holds U\+2028, which kubeadm's YAML reader \(YAML 1\.1\) would not read back as written\n$/,
-  );
-  assert.equal(fs.existsSync(out), false);
+Deno.test("CLI node-payload refuses a value kubeadm's go-yaml would refuse or misread (exit 2, the field named, nothing written)", async () => {
+  const rows: [string, RegExp][] = [
+    [
+      "unreadable-join.yaml",
+      /\[0\]\.value holds U\+007F, which kubeadm's YAML reader \(go-yaml, YAML 1\.1\) refuses: "control characters are not allowed"\n$/,
+    ],
+    [
+      "unreadable-nel-join.yaml",
+      /\[0\]\.value holds U\+0085, which kubeadm's YAML reader \(go-yaml, YAML 1\.1\) reads as a space\n$/,
+    ],
+  ];
+  for (const [fixture, want] of rows) {
+    const out = fresh();
+    const r = await runCli([
+      "node-payload",
+      "--config",
+      `${FIXTURES}/${fixture}`,
+      "--node",
+      "w-1",
+      "--out-dir",
+      out,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, want);
+    assert.equal(fs.existsSync(out), false);
+  }
+});
+
+Deno.test("CLI node-payload carries a value both YAML 1.1 readers keep (U+2028) in base64, byte for byte", async () => {
+  const r = await runCli([
+    "node-payload",
+    "--config",
+    `${FIXTURES}/u2028-join.yaml`,
+    "--node",
+    "w-1",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const m =
+    /- {3}path: \/run\/kubeadm\/kubeadm-join-config\.yaml\n {4}encoding: "base64"\n(?: {4}.*\n)*? {4}content: \|\n {6}(\S+)\n/
+      .exec(r.stdout);
+  assert.ok(m, r.stdout);
+  const join = Buffer.from(m[1]!, "base64").toString("utf8");
+  assert.ok(join.includes('value: "c\u2028d"'));
+  assert.ok(!r.stdout.includes("\u2028"), "nothing raw in the cloud-config itself");
 });
 
 Deno.test("CLI node-payload refuses a discovery kubeconfig that is not UTF-8 (exit 1): it could not be carried byte for byte", async () => {

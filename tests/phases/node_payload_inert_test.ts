@@ -9,8 +9,10 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import process from "node:process";
 import { load, YAML11_SCHEMA } from "js-yaml";
+import { repoPath } from "../_cli.ts";
 import { CheckError, UsageError } from "../../lib/base/errors.ts";
 import { toYaml } from "../../lib/k8s/manifest.ts";
 import {
@@ -30,6 +32,7 @@ import {
   shellQuote,
   yaml11UnsafeChar,
   yamlDoubleQuoted,
+  yamlQuotedMisread,
   yamlScalar,
 } from "../../lib/phases/node_payload_text.ts";
 import { dataUrlBytes } from "../../lib/phases/ignition_validate.ts";
@@ -256,17 +259,74 @@ Deno.test({
   },
 });
 
-Deno.test("refuseUnreadableJoinYaml() refuses (exit 2) raw characters YAML 1.1 would misread, naming the field", () => {
-  const obj = { nodeRegistration: { kubeletExtraArgs: [{ name: "a", value: "x\u2028y" }] } };
-  assert.throws(
-    () => refuseUnreadableJoinYaml('value: "x\u2028y"\n', obj, "join.yaml"),
-    (e: unknown) =>
-      e instanceof UsageError &&
-      e.message ===
-        "join.yaml: nodeRegistration.kubeletExtraArgs[0].value holds U+2028, which kubeadm's YAML reader (YAML 1.1) would not read back as written",
-  );
-  // Escaped, the same value is fine.
-  refuseUnreadableJoinYaml('value: "x\\Ly"\n', obj, "join.yaml");
+const QUOTED = JSON.parse(
+  fs.readFileSync(repoPath("tests/fixtures/node_payload/yaml11_quoted_verdicts.json"), "utf8"),
+) as { rows: { value: string; goYaml: string; pyyaml: string }[] };
+
+Deno.test(`yamlQuotedMisread() agrees with kubeadm's go-yaml and PyYAML on ${QUOTED.rows.length} raw quoted values (fixture)`, () => {
+  for (const { value, goYaml, pyyaml } of QUOTED.rows) {
+    const got = yamlQuotedMisread(value);
+    assert.equal(
+      goYaml === value,
+      pyyaml === value,
+      `the judges differ on ${JSON.stringify(value)}`,
+    );
+    assert.equal(got === undefined, goYaml === value, JSON.stringify(value));
+    if (got) {
+      assert.equal(
+        got.effect,
+        goYaml.startsWith("error:") ? "refused" : "changed",
+        JSON.stringify(value),
+      );
+    }
+  }
+});
+
+Deno.test({
+  name: `yamlQuotedMisread() fixture still matches PyYAML (re-run${
+    PYYAML ? "" : "; skipped: python3 yaml not found"
+  })`,
+  ignore: !PYYAML,
+  fn: () => {
+    const py = "import sys, json, yaml\nout = []\nfor v in json.load(sys.stdin):\n" +
+      "  try: out.append(yaml.safe_load(('k: \"' + v + '\"\\n'))['k'])\n" +
+      "  except Exception as e: out.append('error: ' + str(e).splitlines()[0])\nprint(json.dumps(out))\n";
+    const r = spawnSync("python3", ["-c", py], {
+      input: JSON.stringify(QUOTED.rows.map((x) => x.value)),
+    });
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.deepEqual(JSON.parse(r.stdout.toString()), QUOTED.rows.map((x) => x.pyyaml));
+  },
+});
+
+Deno.test("refuseUnreadableJoinYaml() refuses (exit 2) what kubeadm's reader refuses or misreads, naming the field", () => {
+  const obj = (value: string) => ({
+    nodeRegistration: { kubeletExtraArgs: [{ name: "a", value }] },
+  });
+  const rows: [string, string][] = [
+    [
+      "x\x7fy",
+      `U+007F, which kubeadm's YAML reader (go-yaml, YAML 1.1) refuses: "control characters are not allowed"`,
+    ],
+    ["x\u0085y", "U+0085, which kubeadm's YAML reader (go-yaml, YAML 1.1) reads as a space"],
+    [
+      "x \u2028y",
+      "U+2028 next to a space or tab, which kubeadm's YAML reader (go-yaml, YAML 1.1) drops",
+    ],
+  ];
+  for (const [value, why] of rows) {
+    assert.throws(
+      () => refuseUnreadableJoinYaml(`value: "${value}"\n`, obj(value), "join.yaml"),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        e.message === `join.yaml: nodeRegistration.kubeletExtraArgs[0].value holds ${why}`,
+      JSON.stringify(value),
+    );
+  }
+  // Kept as written by both readers: accepted.
+  for (const value of ["x\u2028y", "x\ufeffy", "é"]) {
+    refuseUnreadableJoinYaml(`value: "${value}"\n`, obj(value), "join.yaml");
+  }
 });
 
 Deno.test("checkCloudConfig() refuses a tampered payload: template header, a path twice, changed bytes, another command", () => {
