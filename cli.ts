@@ -324,8 +324,8 @@ export function reportInternalError(e: unknown, io: Io): void {
  * flag value the command would have met after it, else undefined. The
  * command runs again as a probe: the missing readers stand in placeholders
  * (commands/_flags.ts), nothing is printed or written (commands/_io.ts),
- * and it stops at the first error; only a flag reader's refusal of a value
- * that was given counts. `_flags.ts` is loaded only on this path.
+ * and it stops at the first error; only the refusal of a value that was
+ * given counts (`isFlagValueError`). `_flags.ts` is loaded only on this path.
  */
 async function flagValueErrorBehind(
   e: unknown,
@@ -346,7 +346,7 @@ async function flagValueErrorBehind(
   try {
     await command.run(probe);
   } catch (p) {
-    if (f.isFlagValueError(p)) return p;
+    if (f.isFlagValueError(p, probe.flags)) return p;
   } finally {
     probes.running--;
   }

@@ -21,6 +21,7 @@ import { parseJoinEndpoint, parseServerUrl, type ServerAddress } from "../lib/k8
 import { PinSet } from "../lib/pki/pin.ts";
 import { parseToken, type Token } from "../lib/tokens/token.ts";
 import type { Context, Flags, Options } from "./_command.ts";
+import { materializeSecretFlag, SECRET_FILE_FLAGS } from "./_secret_input.ts";
 
 /** An old name a flag still answers to, hidden from help but listed under it. */
 export interface FlagAlias {
@@ -331,6 +332,15 @@ export function flagSet(
         `${d.short ? `-${d.short}, ` : "    "}--${name}${d.value ? ` ${d.value}` : ""}`,
         helpLine ?? d.help,
       ]);
+      // A flag that carries a secret brings its file form (--token-file), unless picked.
+      const fileForm = SECRET_FILE_FLAGS[name];
+      const picked = (n: string) => picks.some((p) => (typeof p === "string" ? p : p[0]) === n);
+      if (fileForm !== undefined && !picked(fileForm)) {
+        const f = VOCABULARY[fileForm]!;
+        names.push(fileForm);
+        options[fileForm] = { type: "string" };
+        rows.push([`    --${fileForm} ${f.value}`, f.help]);
+      }
     }
     for (const a of d.aliases ?? []) {
       if (!a.commands.includes(command)) continue;
@@ -373,6 +383,7 @@ function namesOf(name: string, command?: string): string[] {
 
 /** The flag names given on the command line for `name` (its canonical name or old ones). */
 function given(flags: Flags, name: string): string[] {
+  materializeSecretFlag(flags, name, VOCABULARY[name]?.multiple === true);
   return namesOf(name).filter((n) => flags[n] !== undefined);
 }
 
@@ -415,7 +426,7 @@ function singleValue(flags: Flags, name: string): { flag: string; value: string 
 const PROBES = new WeakSet<Flags>();
 /** Errors a reader threw for a malformed value of a flag that was given. */
 const VALUE_ERRORS = new WeakSet<Error>();
-/** Errors that say an argument or a required flag is missing. */
+/** Errors that say an argument or a required flag is missing, or an argument too many. */
 const MISSING_ERRORS = new WeakSet<Error>();
 
 /** Marks `flags` as a probe run's: the missing readers stand in placeholders. */
@@ -430,9 +441,20 @@ export function isProbe(flags: Flags): boolean {
   return PROBES.has(flags);
 }
 
-/** Whether `e` is a flag reader's refusal of a malformed value. */
-export function isFlagValueError(e: unknown): boolean {
-  return e instanceof Error && VALUE_ERRORS.has(e);
+/**
+ * Whether `e`, thrown in a probe run with `flags`, refuses a malformed value
+ * of a given flag: a reader's refusal here, or a command's own usage error
+ * (a value parsed in the command or in lib/, e.g. `token create --ttl`)
+ * that names only flags that were given and nothing of a placeholder.
+ */
+export function isFlagValueError(e: unknown, flags?: Flags): boolean {
+  if (!(e instanceof Error)) return false;
+  if (VALUE_ERRORS.has(e)) return true;
+  if (flags === undefined || !(e instanceof UsageError) || e.message.includes(PLACEHOLDER)) {
+    return false;
+  }
+  const named = [...e.message.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!);
+  return named.length > 0 && named.every((n) => flags[n] !== undefined);
 }
 
 /**
@@ -522,6 +544,7 @@ export function flagNonEmpty(flags: Flags, name: string): string | undefined {
  * old names); each value may also hold a comma-separated list when `split`.
  */
 export function flagList(flags: Flags, name: string, split = false): string[] {
+  materializeSecretFlag(flags, name, VOCABULARY[name]?.multiple === true);
   const raw = namesOf(name).flatMap((n) => {
     const v = flags[n];
     return v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
@@ -739,10 +762,10 @@ export function requireOutDir(flags: Flags): string {
 
 /** Checks the number of positional arguments. */
 export function expectArgs(ctx: Context, min: number, max: number, what: string): void {
-  if (ctx.args.length < min && !isProbe(ctx.flags)) throw missing(`missing argument: ${what}`);
-  if (ctx.args.length > max) {
-    throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[max])}`);
-  }
+  if (isProbe(ctx.flags)) return;
+  if (ctx.args.length < min) throw missing(`missing argument: ${what}`);
+  // Cobra checks the argument count after the flags too: a malformed value comes first.
+  if (ctx.args.length > max) throw missing(`unexpected argument ${JSON.stringify(ctx.args[max])}`);
 }
 
 /**
