@@ -17,7 +17,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import { load, YAML11_SCHEMA } from "js-yaml";
-import { repoPath } from "../_cli.ts";
+import { repoPath, tempDir } from "../_cli.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
 import { dataUrlBytes, validateIgnitionConfig } from "../../lib/phases/ignition_validate.ts";
 import { CLOUD_INIT_JOIN_CONFIG, CLOUD_INIT_RUNCMD } from "../../lib/phases/node_payload.ts";
@@ -44,6 +44,7 @@ const VERDICTS = JSON.parse(read("payload_verdicts.json").toString("utf8")) as {
     judge: Record<string, Judged>;
   };
   "ignition-validate": { version: string; files: Record<string, { exit: number; output: string }> };
+  kubeadm: { version: string; validate: Record<string, { exit: number; output: string }> };
 };
 const CI = VERDICTS["cloud-init"];
 const CLOUD_CONFIGS = Object.keys(CI.judge).sort();
@@ -146,6 +147,35 @@ Deno.test(`fixtures: ${VERDICTS["ignition-validate"].version} accepts every Igni
   assert.ok(Buffer.from(dataUrlBytes(f.contents.source)!).equals(read("hostile-discovery.conf")));
 });
 
+/** The JoinConfiguration values an attacker controls, as a reader got them. */
+function hostileValues(obj: unknown): unknown {
+  const o = obj as { nodeRegistration: Record<string, unknown>; patches: unknown };
+  return [o.nodeRegistration.kubeletExtraArgs, o.nodeRegistration.taints, o.patches];
+}
+
+/** The JoinConfiguration cloud-init writes from a fixture payload (cloudinit_judge.py's bytes). */
+const writtenJoin = (payload: string) =>
+  Buffer.from(
+    CI.judge[payload]!.write_files.find((f) => f.path === CLOUD_INIT_JOIN_CONFIG)!.content,
+    "base64",
+  );
+
+Deno.test(`fixtures: kubeadm ${VERDICTS.kubeadm.version} validates what cloud-init writes and reads every hostile value as given`, () => {
+  for (const name of ["hostile.cloud-config", "typical.cloud-config", "jinja.cloud-config"]) {
+    assert.deepEqual(VERDICTS.kubeadm.validate[name], { exit: 0, output: "ok" }, name);
+  }
+  // `kubeadm config migrate` of the written file: kubeadm's own reading, printed back.
+  const migrated = load(read("hostile.kubeadm-migrated.yaml").toString("utf8"), {
+    schema: YAML11_SCHEMA,
+  });
+  assert.deepEqual(hostileValues(migrated), hostileValues(joinOf("hostile-join.yaml")));
+  // The DEL joinkit now refuses is one kubeadm cannot read at all.
+  const del = VERDICTS.kubeadm
+    .validate["a value with a raw DEL, as joinkit's YAML writer leaves it"]!;
+  assert.equal(del.exit, 1);
+  assert.match(del.output, /control characters are not allowed/);
+});
+
 // Re-runs, when the judges are installed.
 const CLOUD_INIT = spawnSync("cloud-init", ["--version"], { stdio: "ignore" }).status === 0;
 const CLOUDINIT_PY =
@@ -199,6 +229,45 @@ Deno.test({
       const r = spawnSync(IGNITION_VALIDATE!, [path.join(DIR, name)], { encoding: "utf8" });
       assert.equal(r.status, 0, name);
       assert.equal((r.stdout + r.stderr).trim(), "", name);
+    }
+  },
+});
+
+const KUBEADM = [
+  "/opt/judges/kubeadm",
+  ...(process.env.PATH ?? "").split(":").map((d) => path.join(d, "kubeadm")),
+].find((c) => spawnSync(c, ["version", "-o", "short"], { stdio: "ignore" }).status === 0);
+
+Deno.test({
+  name: `kubeadm still validates and reads the written JoinConfigurations (re-run${
+    KUBEADM ? "" : "; skipped: kubeadm not found"
+  })`,
+  ignore: !KUBEADM,
+  fn: () => {
+    const t = tempDir("joinkit-np-kubeadm-");
+    try {
+      for (const name of ["hostile.cloud-config", "typical.cloud-config", "jinja.cloud-config"]) {
+        const file = path.join(t.dir, `${name}.yaml`);
+        fs.writeFileSync(file, writtenJoin(name));
+        const r = spawnSync(KUBEADM!, ["config", "validate", "--config", file], {
+          encoding: "utf8",
+        });
+        assert.equal(r.status, 0, `${name}: ${r.stderr}`);
+      }
+      const out = path.join(t.dir, "migrated.yaml");
+      const m = spawnSync(KUBEADM!, [
+        "config",
+        "migrate",
+        "--old-config",
+        path.join(t.dir, "hostile.cloud-config.yaml"),
+        "--new-config",
+        out,
+      ], { encoding: "utf8" });
+      assert.equal(m.status, 0, m.stderr);
+      const got = load(fs.readFileSync(out, "utf8"), { schema: YAML11_SCHEMA });
+      assert.deepEqual(hostileValues(got), hostileValues(joinOf("hostile-join.yaml")));
+    } finally {
+      t.cleanup();
     }
   },
 });
