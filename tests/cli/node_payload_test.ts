@@ -249,6 +249,11 @@ Deno.test("CLI node-payload renders the judged fixtures byte for byte (cloud-ini
     ["hostile.cloud-config", ["--config", `${FIXTURES}/hostile-join.yaml`]],
     ["hostile.ign", ["--config", `${FIXTURES}/hostile-join.yaml`, "--format", "ignition"]],
     ["jinja.cloud-config", ["--config", `${FIXTURES}/jinja-join.yaml`]],
+    ["control-plane.cloud-config", ["--config", `${FIXTURES}/control-plane-join.yaml`]],
+    [
+      "control-plane.ign",
+      ["--config", `${FIXTURES}/control-plane-join.yaml`, "--format", "ignition"],
+    ],
     [
       "hostile-file.cloud-config",
       [

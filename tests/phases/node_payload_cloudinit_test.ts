@@ -58,6 +58,7 @@ function joinOf(configFile: string): Record<string, unknown> {
 
 Deno.test(`fixtures: ${CI.version} calls every payload valid, and refuses CABPK's Jinja header`, () => {
   assert.deepEqual(CLOUD_CONFIGS, [
+    "control-plane.cloud-config",
     "hostile-file.cloud-config",
     "hostile.cloud-config",
     "jinja.cloud-config",
@@ -79,6 +80,7 @@ Deno.test("fixtures: cloud-init takes each payload as plain cloud-config and wou
   // The proof that the header had to go: Jinja2 evaluates {{ 6 * 7 }} (and reaches os through
   // cycler.__init__.__globals__), and a lone {% is a TemplateSyntaxError that loses the part.
   assert.equal(CI.judge["typical.cloud-config"]!.withCabpkHeader, "unchanged");
+  assert.equal(CI.judge["control-plane.cloud-config"]!.withCabpkHeader, "unchanged");
   assert.equal(CI.judge["jinja.cloud-config"]!.withCabpkHeader, "changed");
   assert.equal(CI.judge["hostile.cloud-config"]!.withCabpkHeader, "error: TemplateSyntaxError");
 });
@@ -131,7 +133,12 @@ Deno.test("fixtures: cloud-init writes exactly the bytes joinkit rendered, hosti
 });
 
 Deno.test(`fixtures: ${VERDICTS["ignition-validate"].version} accepts every Ignition payload; so does joinkit's validator`, () => {
-  assert.deepEqual(IGNITIONS, ["hostile-file.ign", "hostile.ign", "typical.ign"]);
+  assert.deepEqual(IGNITIONS, [
+    "control-plane.ign",
+    "hostile-file.ign",
+    "hostile.ign",
+    "typical.ign",
+  ]);
   for (const name of IGNITIONS) {
     assert.deepEqual(VERDICTS["ignition-validate"].files[name], { exit: 0, output: "" }, name);
     assert.deepEqual(validateIgnitionConfig(JSON.parse(read(name).toString("utf8"))), {
