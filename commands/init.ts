@@ -169,7 +169,9 @@ Examples:
     const configFile = flagString(ctx.flags, "config");
     if (configFile !== undefined) {
       // kubeadm's ValidateMixedArguments: the file replaces these flags.
-      const mixed = ["description", "token", "ttl"].filter((n) => ctx.flags[n] !== undefined);
+      const mixed = ["description", "token", "token-file", "ttl"].filter((n) =>
+        ctx.flags[n] !== undefined
+      );
       if (mixed.length) {
         throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
       }

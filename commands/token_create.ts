@@ -18,6 +18,7 @@ import { InputError, UsageError } from "../lib/base/errors.ts";
 import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../lib/kubeadm/init_config.ts";
 import { readInput } from "./_read.ts";
+import { readTokenFile } from "./_secret_input.ts";
 import {
   checkProtectedFormat,
   protectionFromFlags,
@@ -84,6 +85,10 @@ const FLAGS = flagSet("token create", [
   ],
   "seal-scope",
   [
+    "token-file",
+    "read TOKEN from FILE or stdin (-) instead of the command\nline (one token; the file must not be group/world-readable)",
+  ],
+  [
     "age-recipient",
     "write SOPS documents encrypted for this age recipient\ninstead of Secrets (as 'joinkit encrypt'); repeatable",
   ],
@@ -132,7 +137,11 @@ Examples:
       return createFromConfig(ctx, configFile, protection);
     }
     const count = flagInt(ctx.flags, "count", 1, 1, MAX_COUNT);
-    const tokenArg = ctx.args[0];
+    const tokenFile = flagString(ctx.flags, "token-file");
+    if (tokenFile !== undefined && ctx.args[0] !== undefined) {
+      throw new UsageError("TOKEN and --token-file: give one");
+    }
+    const tokenArg = tokenFile === undefined ? ctx.args[0] : readTokenFile(tokenFile, "token-file");
     if (tokenArg !== undefined && count > 1) {
       throw new UsageError("TOKEN cannot be combined with --count greater than 1");
     }
@@ -220,8 +229,8 @@ function tokenArgument(text: string): Token {
  * mixing them is refused with kubeadm's `ValidateMixedArguments` text.
  */
 function createFromConfig(ctx: Context, file: string, protection?: SecretProtection): void {
-  const mixed = ["count", "description", "expires", "groups", "ttl", "usages"].filter((n) =>
-    ctx.flags[n] !== undefined
+  const mixed = ["count", "description", "expires", "groups", "token-file", "ttl", "usages"].filter(
+    (n) => ctx.flags[n] !== undefined,
   );
   if (mixed.length) {
     throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
