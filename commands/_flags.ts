@@ -114,7 +114,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def(
       "certificate-key-file",
       "FILE|-",
-      "read --certificate-key from FILE or stdin (not group/world-readable)",
+      "--certificate-key from FILE or stdin: argv is visible to every\nuser of the host (ps); refused if group/world-readable",
     ),
     def("cert-dir", "DIR", "the kubelet's --cert-dir on the node (absolute)"),
     def("cluster-info", "FILE", "a cluster-info ConfigMap"),
@@ -262,7 +262,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def(
       "token-file",
       "FILE|-",
-      "read the bootstrap token from FILE or stdin (one token; not group/world-readable)",
+      "the bootstrap token from FILE or stdin: argv is visible to every\nuser of the host (ps); one token; refused if group/world-readable",
     ),
     def("ttl", "DURATION", "lifetime, Go duration syntax (1s, 2m, 3h)", {
       aliases: [
@@ -275,7 +275,7 @@ export const VOCABULARY: Readonly<Record<string, FlagDef>> = Object.fromEntries(
     def(
       "tls-bootstrap-token-file",
       "FILE|-",
-      "read --tls-bootstrap-token from FILE or stdin (not group/world-readable)",
+      "--tls-bootstrap-token from FILE or stdin: argv is visible to\nevery user of the host (ps); refused if group/world-readable",
     ),
     def("uid", "UID", "user ID"),
     def("usages", "LIST", "usage strings, repeatable or comma-separated", { multiple: true }),
