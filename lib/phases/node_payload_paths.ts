@@ -170,27 +170,34 @@ export function userFilePathProblem(
   if (clean !== path) {
     return `path is not fully simplified (Ignition refuses it; cloud-init writes ${clean})`;
   }
+  // /var/run is a link to /run on every current distribution (FHS 3.0): the same files.
+  const viaLink = path === "/var/run" || path.startsWith("/var/run/");
+  const where = viaLink ? "/run" + path.slice("/var/run".length) : path;
+  const link = viaLink ? " (/var/run is a link to /run)" : "";
   const ignored = new Set((opts.ignorePreflightErrors ?? []).map((n) => n.toLowerCase()));
   for (const r of [...earlier, ...reservedFiles(opts)]) {
-    const hit = r.path === path || (r.directory === true && isUnder(path, r.path));
+    const hit = r.path === where || (r.directory === true && isUnder(where, r.path));
     if (hit && r.preflight !== undefined) {
       if (ignored.has("all") || ignored.has(r.preflight.toLowerCase())) continue;
       return `kubeadm join's preflight check ${r.preflight} fails when ${
         r.directory ? "this directory holds a file" : "this file exists"
       } (kubeadm join writes ${r.what} there; nodeRegistration.ignorePreflightErrors can waive it)`;
     }
-    if (r.path === path && r.writer === "kubeadm") return `kubeadm join writes ${r.what} there`;
-    if (r.path === path) {
+    if (r.path === where && r.writer === "kubeadm") return `kubeadm join writes ${r.what} there`;
+    if (r.path === where && viaLink) {
+      return `the payload also writes ${r.what} at ${r.path}${link}: one write would replace the other`;
+    }
+    if (r.path === where) {
       return `the payload also writes ${r.what} there: ${
         opts.format === "cloud-config"
           ? "cloud-init would silently keep only the later write_files entry"
           : "Ignition refuses duplicate paths"
       }`;
     }
-    if (isUnder(r.path, path)) {
-      return `${r.path} (${r.what}) needs this path to be a directory`;
+    if (isUnder(r.path, where)) {
+      return `${r.path} (${r.what}) needs this path to be a directory${link}`;
     }
-    if (isUnder(path, r.path)) return `${r.path} (${r.what}) is a file, not a directory`;
+    if (isUnder(where, r.path)) return `${r.path} (${r.what}) is a file, not a directory${link}`;
   }
   return undefined;
 }

@@ -106,6 +106,16 @@ Deno.test("userFilePathProblem() keeps a user file clear of the payload's own fi
   for (const [opts, p, want] of rows) {
     assert.equal(userFilePathProblem(p, opts), want, `${opts.format} ${p}`);
   }
+  // /var/run is /run on the node.
+  assert.equal(
+    userFilePathProblem("/var/run/kubeadm/kubeadm-join-config.yaml", CC),
+    "the payload also writes the JoinConfiguration at /run/kubeadm/kubeadm-join-config.yaml (/var/run is a link to /run): one write would replace the other",
+  );
+  assert.equal(
+    userFilePathProblem("/var/run/cluster-api", IGN),
+    "/run/cluster-api/bootstrap-success.complete (the bootstrap sentinel (/etc/kubeadm.sh)) needs this path to be a directory (/var/run is a link to /run)",
+  );
+  assert.equal(userFilePathProblem("/var/run/discovery.conf", CC), undefined);
   // An earlier user file counts as well.
   assert.equal(
     userFilePathProblem("/etc/a", CC, [{ path: "/etc/a", what: "another user file" }]),
