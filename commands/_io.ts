@@ -417,6 +417,8 @@ export function readManifestFile(file: string): Generator<TextChunk> {
 function* chunksOf(file: string): Generator<TextChunk> {
   const fs = nodeFs();
   const source = file === "-" ? "stdin" : file;
+  // A probe run (cli.ts, flags only) never waits on stdin: it may be a terminal.
+  if (file === "-" && probes.running > 0) throw new Error("probe run: stdin is not read");
   let fd = 0;
   try {
     if (file !== "-") {

@@ -17,6 +17,7 @@ import type * as NodeFs from "node:fs";
 import { Buffer } from "node:buffer";
 import { InputError } from "../lib/base/errors.ts";
 import { MAX_INPUT_BYTES } from "../lib/base/limits.ts";
+import { probes } from "./_command.ts";
 
 let fsModule: typeof NodeFs | undefined;
 
@@ -67,6 +68,8 @@ export function describeIoError(err: unknown, name: string): InputError {
  * exhaust memory.
  */
 export function readInput(file: string): Input {
+  // A probe run (cli.ts, flags only) never waits on stdin: it may be a terminal.
+  if (file === "-" && probes.running > 0) throw new Error("probe run: stdin is not read");
   const name = file === "-" ? "stdin" : file;
   const deno = denoApi();
   let bytes = deno ? readWithDeno(deno, file, name) : undefined;
