@@ -6,9 +6,9 @@
  * over the first 2,048 odd primes, from CSPRNG candidates.
  *
  * Why not `generateKeyPair("rsa")`: on Node, OpenSSL 3's RSA key generation
- * spends most of its time in extra rounds on composites it could reject by
- * a sieve first; this costs about a third of its CPU (16 RSA-2048 keys: ~0.7
- * s against ~1.9 s here), which is what a whole kubeadm tree needs. The
+ * costs about three times the CPU of this (16 RSA-2048 keys, what a whole
+ * kubeadm tree needs: ~0.7 s against ~1.9 s on the development machine;
+ * measured, not explained), more than Go's. The
  * tests run in node:crypto's thread pool (asynchronous `checkPrime`), so
  * several keys are made in parallel. The key is checked before it is
  * returned (OpenSSL imports it from its CRT parameters; a signature made
