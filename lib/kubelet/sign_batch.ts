@@ -108,7 +108,14 @@ export async function signObject(
     if (v.outcome !== "sign") {
       const error = new CheckError(`${label}: ${v.reason}`);
       if (v.failedCondition !== undefined) {
-        return { obj: withStatus(obj, [failedCondition(o.now, v.failedCondition)]), error };
+        // Approved by this run, then failed by the signer: both conditions, in that order.
+        const approved = o.approve === true && j.status === "Pending"
+          ? [approvedCondition(o.now)]
+          : [];
+        return {
+          obj: withStatus(obj, [...approved, failedCondition(o.now, v.failedCondition)]),
+          error,
+        };
       }
       return { obj, error };
     }

@@ -86,6 +86,16 @@ const ROWS: [
     "csr has failed",
   ],
   ["failed", [cond("Failed")], goodPem, false, false, "csr has failed"],
+  // Approved by this run, then refused by the signer's validator: Approved, then Failed.
+  [
+    "pending, approved by this run, the signer refuses",
+    [],
+    badPem,
+    true,
+    false,
+    "subject common name does not begin with system:node:",
+    ["Approved", "Failed"],
+  ],
   // The controller ignores an unapproved object before its validator could fail it.
   ["pending, the signer would refuse", [], badPem, false, false, NOT_APPROVED, []],
 ];
