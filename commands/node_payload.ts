@@ -23,10 +23,10 @@ import {
 } from "../lib/kubeadm/join_config.ts";
 import {
   cloudConfig,
-  ignitionConfig,
   type PayloadFile,
   refuseUnreadableJoinYaml,
 } from "../lib/phases/node_payload.ts";
+import { ignitionConfig } from "../lib/phases/node_payload_ignition.ts";
 import { userFilePathProblem } from "../lib/phases/node_payload_paths.ts";
 import { goUrlParse } from "../lib/go/url.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";

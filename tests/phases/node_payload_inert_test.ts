@@ -17,15 +17,17 @@ import { CheckError, UsageError } from "../../lib/base/errors.ts";
 import { toYaml } from "../../lib/k8s/manifest.ts";
 import {
   checkCloudConfig,
-  checkIgnitionConfig,
   CLOUD_INIT_JOIN_CONFIG,
   CLOUD_INIT_RUNCMD,
   cloudConfig,
-  ignitionConfig,
-  kubeadmScript,
   type PayloadInput,
   refuseUnreadableJoinYaml,
 } from "../../lib/phases/node_payload.ts";
+import {
+  checkIgnitionConfig,
+  ignitionConfig,
+  kubeadmScript,
+} from "../../lib/phases/node_payload_ignition.ts";
 import {
   blockScalarSafe,
   shellJoin,

@@ -10,15 +10,17 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import {
   cloudConfig,
+  PLACEHOLDER_CONTENT,
+  templateYamlIndent,
+} from "../../lib/phases/node_payload.ts";
+import {
   dataUrl,
   ignitionConfig,
   KUBEADM_SERVICE,
   kubeadmScript,
   octalMode,
   parseOwner,
-  PLACEHOLDER_CONTENT,
-  templateYamlIndent,
-} from "../../lib/phases/node_payload.ts";
+} from "../../lib/phases/node_payload_ignition.ts";
 import { decodeJoinConfiguration, joinConfigObject } from "../../lib/kubeadm/join_config.ts";
 import { toYaml } from "../../lib/k8s/manifest.ts";
 
