@@ -25,6 +25,9 @@
  *   refuses it; the duplicates are renamed before re2js sees them (names
  *   play no part in matching).
  *
+ * Not followed: Go 1.23's golang/go#59007 (`0A|0[aA]` does not match `0a`
+ * there); later Go, kubelet-csr-approver's builds and re2js match as written.
+ *
  * Known, bounded difference: re2js's tables are Unicode 17.0, Go 1.23's
  * 15.0, so a character assigned after Unicode 15.0 (e.g. U+1C89) can belong
  * to a class (`\pL`, `\p{Lu}`, a `(?i)` fold) here and not in Go. Approval

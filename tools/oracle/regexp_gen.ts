@@ -499,6 +499,16 @@ const SHAPES = [
 ];
 
 function input(r: Rng, pattern: string): string {
+  const s = shortInput(r, pattern);
+  // Long inputs take re2js's other engines (DFA, NFA, prefilter) instead of its backtracker.
+  if (s.length > 0 && r.chance(0.04)) {
+    const long = s.repeat(Math.ceil(3000 / s.length));
+    return r.chance(0.5) ? long : long + r.pick(LIT) + s;
+  }
+  return s;
+}
+
+function shortInput(r: Rng, pattern: string): string {
   // Characters the pattern mentions make matches likely; the rest make edge cases.
   const own = [...pattern].filter((c) => !"\\()[]{}|*+?^$".includes(c));
   if (own.length > 0 && r.chance(0.3)) {

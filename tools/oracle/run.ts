@@ -33,6 +33,7 @@ import {
 import { classify, differingFields, type Facts } from "./intended.ts";
 import * as jk from "./joinkit.ts";
 import { knownRegexpDifference, regexpCase } from "./regexp_gen.ts";
+import { buildRegexpJudge } from "./regexp_build.ts";
 import { PatchError, writeOverlay } from "./overlay.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -363,22 +364,8 @@ function spkiPin(der: Uint8Array, _ans: unknown): string {
   return "sha256:" + createHash("sha256").update(der.subarray(s, e)).digest("hex");
 }
 
-/**
- * Go's regexp has its own small program (tools/oracle/regexp/), built without
- * the go125 overlay: kubelet-csr-approver runs Go 1.23's regexp.
- */
-async function regexpBin(): Promise<string> {
-  const bin = `${OUT}/oracle-regexp`;
-  const env: Record<string, string> = { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" };
-  if (!Deno.env.get("GOCACHE")) env.GOCACHE = `${OUT}/gocache`;
-  const r = await new Deno.Command((await findGo())!, {
-    args: ["build", "-o", bin, "./regexp"],
-    cwd: `${ROOT}tools/oracle`,
-    env,
-  }).output();
-  if (!r.success) throw new Error(`go build ./regexp: ${new TextDecoder().decode(r.stderr)}`);
-  return bin;
-}
+/** Go's regexp has its own small program and overlay (regexp_build.ts). */
+const regexpBin = async () => buildRegexpJudge((await findGo())!, ROOT, OUT);
 
 function regexpCases(r: Rng, n: number): Promise<Case[]> {
   return Promise.resolve(Array.from({ length: n }, () => {
