@@ -59,6 +59,7 @@ import {
   checkExistingKubeconfig,
   KUBECONFIG_LIST,
   kubeconfigServer,
+  type KubeconfigSpec,
   kubeconfigText,
   kubeconfigUser,
 } from "./kubeconfigs.ts";
@@ -226,6 +227,111 @@ interface KeyJob {
   key?: KeyObject;
 }
 
+/** A CA that signs: its parsed certificate and its key. */
+export interface SigningPair {
+  cert: Cert;
+  key: KeyObject;
+}
+
+/**
+ * kubeadm's validity for a run started at `now`: NotBefore = now − 5 min
+ * (CAs and leaves), NotAfter = now + the CA or leaf validity; whole seconds.
+ */
+export function pkiValidity(
+  spec: Pick<ControlPlanePkiSpec, "certificateValidityMs" | "caCertificateValidityMs">,
+  now: Date,
+): { notBefore: Date; caNotAfter: Date; leafNotAfter: Date } {
+  const t = now.getTime();
+  return {
+    notBefore: wholeSeconds(t - CERT_BACKDATE_MS),
+    caNotAfter: wholeSeconds(t + spec.caCertificateValidityMs),
+    leafNotAfter: wholeSeconds(t + spec.certificateValidityMs),
+  };
+}
+
+function signedBy(ca: SigningPair) {
+  const ski = ca.cert.subjectKeyId;
+  return {
+    subjectDer: ca.cert.subjectDer,
+    subjectKeyId: ski && ski.length ? ski : undefined,
+    privateKey: ca.key,
+  };
+}
+
+/**
+ * One certificate of the cert list for `spec`'s node, as kubeadm makes it
+ * (`NewSelfSignedCACert` for a CA, self-signed with `key`;
+ * `NewSignedCert` for a leaf, signed by `ca`): subject, SANs, usages and
+ * kubeadm's validity from `now`. Returns the DER.
+ *
+ * @example
+ * ```ts ignore
+ * const der = certListCertificate(certSpec("apiserver"), spec, key, { cert: caCert, key: caKey }, now);
+ * ```
+ */
+export function certListCertificate(
+  c: CertSpec,
+  spec: ControlPlanePkiSpec,
+  key: KeyObject,
+  ca: SigningPair | undefined,
+  now: Date,
+  random?: RandomBytes,
+): Uint8Array {
+  const v = pkiValidity(spec, now);
+  const isCA = c.caName === undefined;
+  if (!isCA && !ca) throw new InputError(`${c.name}: a leaf certificate needs its CA`);
+  const alt = certAltNames(
+    c,
+    c.altNames === "ca" || c.altNames === "none" ? emptyAlt : nodeAltNames(spec),
+  );
+  return createCertificateDer({
+    serialHex: randomSerialHex(random),
+    ...certSubject(c, spec),
+    notBefore: v.notBefore,
+    notAfter: isCA ? v.caNotAfter : v.leafNotAfter,
+    spki: keyObjectSpki(key),
+    isCA,
+    extKeyUsages: c.usages,
+    dns: alt.dns,
+    ips: alt.ips,
+  }, isCA ? { self: key } : signedBy(ca!));
+}
+
+const emptyAlt: NodeAltNames = {
+  apiserver: { dns: [], ips: [] },
+  etcdServer: { dns: [], ips: [] },
+  etcdPeer: { dns: [], ips: [] },
+  warnings: [],
+};
+
+/**
+ * A kubeconfig's client certificate as kubeadm's kubeconfig phase makes it:
+ * CN = the user, O = the spec's groups, clientAuth, no SANs, signed by the
+ * cluster CA, NotBefore = the CA's NotBefore (kubeadm leaves it unset),
+ * NotAfter = `now` + the leaf validity. Returns the DER.
+ */
+export function kubeconfigClientCertificate(
+  k: KubeconfigSpec,
+  spec: ControlPlanePkiSpec,
+  key: KeyObject,
+  ca: SigningPair,
+  now: Date,
+  random?: RandomBytes,
+): Uint8Array {
+  return createCertificateDer({
+    serialHex: randomSerialHex(random),
+    commonName: kubeconfigUser(k, spec),
+    organization: [...k.organization],
+    notBefore: ca.cert.notBefore,
+    notAfter: pkiValidity(spec, now).leafNotAfter,
+    spki: keyObjectSpki(key),
+    isCA: false,
+    extKeyUsages: ["clientAuth"],
+    dns: [],
+    ips: [],
+  }, signedBy(ca));
+}
+
 /**
  * Builds (or completes) the tree for `opts` and returns the files to write.
  * Refusals are `InputError`s (exit 1), one line, naming the file: an
@@ -294,9 +400,6 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
     for (const w of alt.warnings) if (!warnings.includes(w)) warnings.push(w);
   }
 
-  const caNotBefore = wholeSeconds(now - CERT_BACKDATE_MS);
-  const caNotAfter = wholeSeconds(now + base.caCertificateValidityMs);
-  const leafNotAfter = wholeSeconds(now + base.certificateValidityMs);
   const currentTime = new Date(now);
   const list = certList(base);
   const keyJobs: KeyJob[] = [];
@@ -572,18 +675,7 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
   for (const [name, job] of caJobs) {
     const c = list.find((x) => x.name === name)!;
     const key = job.key!;
-    const spki = keyObjectSpki(key);
-    const der = createCertificateDer({
-      serialHex: randomSerialHex(opts.random),
-      ...certSubject(c, base),
-      notBefore: caNotBefore,
-      notAfter: caNotAfter,
-      spki,
-      isCA: true,
-      extKeyUsages: [],
-      dns: [c.commonName!],
-      ips: [],
-    }, { self: key });
+    const der = certListCertificate(c, base, key, undefined, opts.now, opts.random);
     const cert = parseCertificateFrom(der, c.baseName);
     authorities.set(name, {
       spec: c,
@@ -601,38 +693,6 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
     string,
     { pair: { certPem: string; keyPem: string }; from: string }
   >();
-  const issue = (
-    c: {
-      commonName: string;
-      organization: string[];
-      usages: readonly ("serverAuth" | "clientAuth")[];
-    },
-    dns: readonly string[],
-    ips: readonly string[],
-    a: Authority,
-    key: KeyObject,
-    notBefore: Date,
-  ) => {
-    const der = createCertificateDer({
-      serialHex: randomSerialHex(opts.random),
-      commonName: c.commonName,
-      organization: c.organization,
-      notBefore,
-      notAfter: leafNotAfter,
-      spki: keyObjectSpki(key),
-      isCA: false,
-      extKeyUsages: c.usages,
-      dns,
-      ips,
-    }, {
-      subjectDer: a.cert.subjectDer,
-      subjectKeyId: a.cert.subjectKeyId && a.cert.subjectKeyId.length
-        ? a.cert.subjectKeyId
-        : undefined,
-      privateKey: a.key!,
-    });
-    return { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
-  };
 
   for (const t of targets) {
     const p = prefixOf(t.node);
@@ -688,14 +748,16 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
           }`,
         );
       } else {
-        pair = issue(
-          { ...certSubject(c, t.spec), usages: c.usages },
-          names.dns,
-          names.ips,
-          a,
-          plan.job.key!,
-          caNotBefore,
+        const key = plan.job.key!;
+        const der = certListCertificate(
+          c,
+          t.spec,
+          key,
+          { cert: a.cert, key: a.key! },
+          opts.now,
+          opts.random,
         );
+        pair = { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
         if (plan.shareKey) sharedLeaves.set(plan.shareKey, { pair, from: crtPath });
         lines.push(`[certs] ${where}Generating "${c.baseName}" certificate and key`);
       }
@@ -758,18 +820,16 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       const a = authorities.get("ca")!;
       let pair = clientPairs.get(plan.user);
       if (!pair) {
-        pair = issue(
-          {
-            commonName: plan.user,
-            organization: [...k.organization],
-            usages: ["clientAuth"],
-          },
-          [],
-          [],
-          a,
-          plan.job.key!,
-          a.cert.notBefore,
+        const key = plan.job.key!;
+        const der = kubeconfigClientCertificate(
+          k,
+          t.spec,
+          key,
+          { cert: a.cert, key: a.key! },
+          opts.now,
+          opts.random,
         );
+        pair = { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
         clientPairs.set(plan.user, pair);
       }
       lines.push(`[kubeconfig] ${where}Writing ${JSON.stringify(k.file)} kubeconfig file`);

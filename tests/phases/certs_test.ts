@@ -624,3 +624,57 @@ Deno.test("buildControlPlanePki() refuses duplicate nodes and nodes whose CAs di
     /^InputError: cp-2\/pki\/ca\.crt: is not the CA certificate of cp-1\/pki\/ca\.crt \(control-plane nodes share their CAs\)$/,
   );
 });
+
+Deno.test("certListCertificate() and kubeconfigClientCertificate() build one certificate from a spec, a key and a CA", async () => {
+  const { certSpec } = await import("../../lib/phases/certlist.ts");
+  const { certListCertificate, kubeconfigClientCertificate } = await import(
+    "../../lib/phases/certs.ts"
+  );
+  const { KUBECONFIG_LIST } = await import("../../lib/phases/kubeconfigs.ts");
+  const { generateKeyObject } = await import("../../lib/pki/keys.ts");
+  const { parseCertificate } = await import("../../lib/pki/cert_info.ts");
+  const { encodePem } = await import("../../lib/pki/pem.ts");
+  const { certFacts } = await import("./certs_facts.ts");
+  const spec = controlPlanePkiSpec({ ...SAMPLE, encryptionAlgorithm: "ECDSA-P256" });
+  const [caKey, peerKey, kcKey] = await Promise.all([
+    generateKeyObject("ecdsa-p256"),
+    generateKeyObject("ecdsa-p256"),
+    generateKeyObject("ecdsa-p256"),
+  ]);
+  const caDer = certListCertificate(certSpec("etcd-ca"), spec, caKey, undefined, NOW);
+  const ca = { cert: parseCertificate(caDer), key: caKey };
+  const caPem = encodePem("CERTIFICATE", caDer);
+  const peer = certFacts(
+    encodePem("CERTIFICATE", certListCertificate(certSpec("etcd-peer"), spec, peerKey, ca, NOW)),
+    caPem,
+  );
+  assert.equal(peer.subject, "CN=cp-1");
+  assert.equal(peer.issuer, "CN=etcd-ca");
+  assert.deepEqual(peer.sans, [
+    "dns:cp-1",
+    "dns:localhost",
+    "ip:10.0.0.10",
+    "ip:127.0.0.1",
+    "ip:::1",
+  ]);
+  assert.equal(peer.authorityKeyId, "issuer-ski");
+  assert.equal(peer.validityMinutes, 525605);
+  assert.equal(certFacts(caPem).subjectKeyId, "sha1-of-key");
+  const admin = KUBECONFIG_LIST.find((k) => k.file === "admin.conf")!;
+  // A CA made years earlier: the client certificate starts with it.
+  const oldCa = certListCertificate(
+    certSpec("ca"),
+    spec,
+    caKey,
+    undefined,
+    new Date("2020-01-01T00:00:00Z"),
+  );
+  const old = { cert: parseCertificate(oldCa), key: caKey };
+  const client = parseCertificate(kubeconfigClientCertificate(admin, spec, kcKey, old, NOW));
+  assert.equal(client.notBefore.toISOString(), "2019-12-31T23:55:00.000Z");
+  assert.equal(client.notAfter.toISOString(), "2027-06-04T10:00:00.000Z");
+  assert.throws(
+    () => certListCertificate(certSpec("apiserver"), spec, peerKey, undefined, NOW),
+    /needs its CA/,
+  );
+});
