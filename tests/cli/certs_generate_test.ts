@@ -126,6 +126,38 @@ Deno.test("CLI certs generate several nodes from a NODES file; upload-certs and 
     fs.readFileSync(path.join(out, "cp-2/scheduler.conf"), "utf8"),
     /server: https:\/\/10\.0\.0\.12:7443/,
   );
+  // kubeadm join --control-plane checks the node's serving certificates with VerifyHostname:
+  // openssl's -verify_hostname/-verify_ip stand in for it.
+  const pki = path.join(out, "cp-2/pki");
+  const verifyFor = (leaf: string, ca: string, flag: string, name: string) => {
+    try {
+      execFileSync("openssl", [
+        "verify",
+        "-attime",
+        String(Date.parse("2026-06-04T12:00:00Z") / 1000),
+        flag,
+        name,
+        "-CAfile",
+        path.join(pki, `${ca}.crt`),
+        path.join(pki, `${leaf}.crt`),
+      ], { stdio: "pipe" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const h of ["cp-2", "kubernetes.default.svc.corp.internal", "any.example.com"]) {
+    assert.ok(verifyFor("apiserver", "ca", "-verify_hostname", h), h);
+  }
+  for (const ip of ["10.0.0.12", "10.96.0.1", "192.0.2.100"]) {
+    assert.ok(verifyFor("apiserver", "ca", "-verify_ip", ip), ip);
+  }
+  assert.ok(!verifyFor("apiserver", "ca", "-verify_ip", "10.0.0.11"), "cp-1's address");
+  assert.ok(!verifyFor("apiserver", "ca", "-verify_hostname", "cp-1"), "cp-1's name");
+  for (const ip of ["10.0.0.12", "127.0.0.1", "::1"]) {
+    assert.ok(verifyFor("etcd/server", "etcd/ca", "-verify_ip", ip), ip);
+    assert.ok(verifyFor("etcd/peer", "etcd/ca", "-verify_ip", ip), ip);
+  }
   const key = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
   const secret = path.join(root.dir, `secret${n}.yaml`);
   const up = await runCli([
