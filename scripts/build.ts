@@ -638,6 +638,10 @@ export function nodeRuntime(arch: Arch, say: (line: string) => void = log): {
       dir,
       "npm-ci.log",
     );
+    if (!fs.existsSync(path.join(pkgDir, "package.json"))) {
+      // npm before 10.1 ignores --cpu/--os and installs only the host's package.
+      throw new Error(`npm ci did not install ${pin.name} (npm >= 10.1 needed for --cpu/--os)`);
+    }
     const got = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")).version;
     if (got !== pin.version || !fs.existsSync(exe)) {
       throw new Error(`npm ci installed ${pin.name}@${got}, not the pinned ${pin.version}`);
