@@ -25,8 +25,8 @@
  *   refuses it; the duplicates are renamed before re2js sees them (names
  *   play no part in matching).
  *
- * Not followed: Go 1.23's golang/go#59007 (`0A|0[aA]` does not match `0a`
- * there); later Go, kubelet-csr-approver's builds and re2js match as written.
+ * Not followed: Go 1.23's bug golang/go#59007 (`0A|0[aA]` does not match
+ * `0a` there), fixed in Go's sources after 1.23; re2js matches as written.
  *
  * Known, bounded difference: re2js's tables are Unicode 17.0, Go 1.23's
  * 15.0, so a character assigned after Unicode 15.0 (e.g. U+1C89) can belong

@@ -2,10 +2,10 @@
  * Builds the `regexp` judgement's Go program (tools/oracle/regexp/) into
  * `.tmp/oracle/oracle-regexp`, with its own build overlay: the patches under
  * tools/oracle/regexp/patches/ applied to the toolchain's regexp sources
- * (overlay.ts). Go 1.23.5 plus the one regexp fix later Go has and
- * kubelet-csr-approver's Go 1.25/1.26 builds run: golang/go#59007 (a
- * case-folded literal factored together with its case-sensitive twin, so
- * `Σ(?i)|σµ+` matched nothing of `σµµ`). Without the overlay (another
+ * (overlay.ts). Go 1.23.5 plus the one regexp fix in Go's later sources
+ * that joinkit follows: golang/go#59007 (a case-folded literal factored
+ * together with its case-sensitive twin, so `Σ(?i)|σµ+` matched nothing of
+ * `σµµ`). Without the overlay (another
  * toolchain) it builds plain Go and says so.
  *
  * @module
