@@ -58,9 +58,10 @@ const ALL_UNAUTHENTICATED = "system:unauthenticated";
  * with `groups`:
  * - `system:bootstrap:<token-id>` is the bootstrap token authenticator's
  *   user: the ID must be a token ID, the groups are the token's extra groups
- *   (each `system:bootstrappers:…`, as `ValidateBootstrapGroupName` wants)
- *   plus `system:bootstrappers`, deduplicated and sorted (`GetGroups`), and
- *   it has no UID;
+ *   (each `system:bootstrappers:…`, as `ValidateBootstrapGroupName` wants;
+ *   `system:bootstrappers` itself may be named too, though a token's Secret
+ *   may not list it) plus `system:bootstrappers`, deduplicated and sorted
+ *   (`GetGroups`), and it has no UID;
  * - `system:anonymous` has exactly `system:unauthenticated`;
  * - every other user keeps its groups in order, and `AuthenticatedGroupAdder`
  *   appends `system:authenticated` unless it or `system:unauthenticated` is
