@@ -39,6 +39,7 @@ import { verify } from "../pki/x509_verify.ts";
 import type { RandomBytes } from "../base/random.ts";
 import {
   CERT_BACKDATE_MS,
+  CERT_LIST,
   certAltNames,
   certList,
   type CertSpec,
@@ -698,7 +699,15 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
     const p = prefixOf(t.node);
     const where = t.node ? `${t.node.name}: ` : "";
     const alt = altByNode.get(p)!;
-    for (const c of list) {
+    for (const c of CERT_LIST) {
+      if (!list.includes(c)) {
+        lines.push(
+          `[certs] ${where}External etcd mode: Skipping ${c.baseName} ${
+            c.caName === undefined ? "certificate authority" : "certificate"
+          } generation`,
+        );
+        continue;
+      }
       const crtPath = `${p}pki/${c.baseName}.crt`;
       const keyPath = `${p}pki/${c.baseName}.key`;
       if (c.caName === undefined) {

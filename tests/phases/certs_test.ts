@@ -678,3 +678,13 @@ Deno.test("certListCertificate() and kubeconfigClientCertificate() build one cer
     /needs its CA/,
   );
 });
+
+Deno.test("buildControlPlanePki() external etcd: no etcd files, kubeadm's 'Skipping' lines", async () => {
+  const spec = specFromFile(path.join(FIXTURES, "external_etcd.yaml"));
+  const pki = await buildControlPlanePki({ spec, now: NOW, existing: new Map() });
+  const lines = fs.readFileSync(path.join(FIXTURES, "external_etcd.lines.txt"), "utf8").trimEnd()
+    .split("\n");
+  assert.deepEqual(pki.lines, lines);
+  assert.equal(pki.files.length, 12 + 5);
+  assert.ok(pki.files.every((f) => !f.path.includes("etcd")));
+});
