@@ -363,3 +363,74 @@ Deno.test("checkIgnitionConfig() refuses a config Ignition would refuse or whose
   changed.storage.files[1]!.contents.source += "%0A";
   assert.throws(() => checkIgnitionConfig(changed, want), /not carried byte for byte/);
 });
+
+Deno.test({
+  name:
+    `cloudConfig() over 400 random hostile values: PyYAML reads each accepted one back exactly and misreads each refused one (${
+      PYYAML ? "independent reader" : "skipped: python3 yaml not found"
+    })`,
+  ignore: !PYYAML,
+  fn: () => {
+    const alphabet = [
+      ..."a {}%#'\"\\$`;:-?*&!|>@,[]0y~=\t\n\r",
+      "\u2028",
+      "\u2029",
+      "\u0085",
+      "\x7f",
+      "\x1b",
+      "\0",
+      "\ufeff",
+      "é",
+      "😀",
+      "\u00a0",
+      "<<",
+      "---",
+      "{{",
+      "{%",
+    ];
+    let seed = 19;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const cases: { value: string; payload?: string; raw?: string }[] = [];
+    for (let i = 0; i < 400; i++) {
+      let value = "";
+      for (let j = rnd(12); j > 0; j--) value += alphabet[rnd(alphabet.length)];
+      const obj = {
+        kind: "JoinConfiguration",
+        nodeRegistration: { kubeletExtraArgs: [{ name: "x", value }] },
+      };
+      const joinYaml = toYaml(obj);
+      try {
+        refuseUnreadableJoinYaml(joinYaml, obj, "f");
+        cases.push({ value, payload: cloudConfig({ joinYaml, controlPlane: false }) });
+      } catch (e) {
+        assert.ok(e instanceof UsageError);
+        cases.push({ value, raw: joinYaml });
+      }
+    }
+    const py = "import sys, json, yaml, base64\nout = []\nfor c in json.load(sys.stdin):\n" +
+      "  try:\n    if 'payload' in c:\n      f = yaml.safe_load(c['payload'])['write_files'][0]\n" +
+      "      t = base64.b64decode(f['content']).decode() if f.get('encoding') == 'base64' else f['content']\n" +
+      "    else:\n      t = c['raw']\n" +
+      "    out.append(yaml.safe_load(t)['nodeRegistration']['kubeletExtraArgs'][0]['value'])\n" +
+      "  except Exception as e:\n    out.append({'error': str(e).splitlines()[0]})\nprint(json.dumps(out))\n";
+    const r = spawnSync("python3", ["-c", py], {
+      input: JSON.stringify(cases),
+      maxBuffer: 1 << 26,
+    });
+    assert.equal(r.status, 0, r.stderr.toString());
+    const got = JSON.parse(r.stdout.toString()) as unknown[];
+    let refused = 0;
+    cases.forEach((c, i) => {
+      if (c.payload !== undefined) assert.equal(got[i], c.value, JSON.stringify(c.value));
+      else {
+        refused++;
+        assert.notEqual(got[i], c.value, `refused but read back: ${JSON.stringify(c.value)}`);
+      }
+    });
+    // Both kinds occur: the draw reaches the refusals and still accepts most values.
+    assert.ok(refused > 0 && refused < cases.length / 4, `${refused} refused`);
+  },
+});
