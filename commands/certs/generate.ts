@@ -160,7 +160,9 @@ Examples:
     const force = flagBool(ctx.flags, "force");
     const nodes = readNodes(ctx);
     const supplied = readSuppliedCas(ctx);
-    const { controlPlanePkiSpec } = await import("../../lib/phases/certlist.ts");
+    const { controlPlanePkiSpec, dynamicDefaultsError } = await import(
+      "../../lib/phases/certlist.ts"
+    );
     const { buildControlPlanePki, controlPlanePkiPaths } = await import(
       "../../lib/phases/certs.ts"
     );
@@ -199,6 +201,10 @@ Examples:
       values.advertiseAddress ||= nodes[0]!.advertiseAddress;
     }
     const spec = controlPlanePkiSpec(values);
+    if (configFile === undefined && !nodes) {
+      const why = dynamicDefaultsError(spec);
+      if (why) throw new InputError(why);
+    }
     const wanted = controlPlanePkiPaths(spec, nodes);
     const existing = new Map<string, Uint8Array>();
     const fs = nodeFs();

@@ -612,6 +612,29 @@ function validateServiceSubnet(subnet: string): string[] {
 }
 
 /**
+ * The error kubeadm's dynamic defaulting (`SetInitDynamicDefaults`, before
+ * validation) gives for values from its flags, or `undefined`: an advertise
+ * address that is no IP, then a control-plane endpoint `ParseHostPort`
+ * refuses. (A configuration file read by `readInitConfiguration` has passed
+ * these already.)
+ *
+ * @example
+ * ```ts
+ * dynamicDefaultsError(controlPlanePkiSpec({ nodeName: "a", advertiseAddress: "10.0.0.999" }));
+ * // 'couldn\'t use "10.0.0.999" as "apiserver-advertise-address", must be ipv4 or ipv6 address'
+ * ```
+ */
+export function dynamicDefaultsError(spec: ControlPlanePkiSpec): string | undefined {
+  if (spec.advertiseAddress !== "" && !parseIpSloppy(spec.advertiseAddress)) {
+    return `couldn't use ${
+      goQuote(spec.advertiseAddress)
+    } as "apiserver-advertise-address", must be ipv4 or ipv6 address`;
+  }
+  if (spec.controlPlaneEndpoint) return parseHostPortError(spec.controlPlaneEndpoint);
+  return undefined;
+}
+
+/**
  * kubeadm's validation of the fields the PKI is made from
  * (`ValidateInitConfiguration`'s node name, networking, control-plane
  * endpoint, certSANs, etcd SANs, encryption algorithm and local API

@@ -222,7 +222,14 @@ Deno.test("CLI certs generate refuses bad input with one line, its exit code, no
         "bad_host:1",
       ],
       1,
-      /controlPlaneEndpoint: Invalid value: "bad_host:1": endpoint is not valid/,
+      // kubeadm v1.32.5's words for these flags (its dynamic defaulting runs before validation).
+      /^error: hostport bad_host:1: host 'bad_host' must be a valid IP address or a valid RFC-1123 DNS subdomain$/,
+    ],
+    [
+      "invalid advertise address",
+      ["--node-name", "cp-1", "--apiserver-advertise-address", "10.0.0.999"],
+      1,
+      /^error: couldn't use "10\.0\.0\.999" as "apiserver-advertise-address", must be ipv4 or ipv6 address$/,
     ],
     [
       "invalid subnet",
