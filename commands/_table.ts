@@ -28,7 +28,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   kubeconfig: "The kubelet's kubeconfigs: bootstrap, pre-signed node",
   csr: "Kubelet certificate signing requests",
   cert: "Issued certificates: verify and inspect",
-  certs: "Certificate expiry (kubeadm tree, kubelet pki/) and upload-certs' certificate key",
+  certs: "A kubeadm tree: generate pki/ and kubeconfigs, expiry, upload-certs' certificate key",
 };
 
 // The import specifiers stay literal so deno and esbuild see each command file.
