@@ -25,25 +25,11 @@
  * @module
  */
 
+import { validateUnits } from "./ignition_units.ts";
 import { goPathClean } from "./node_payload_paths.ts";
 
 /** The spec versions this validator knows (Ignition v2.x reads all of them). */
 const VERSIONS = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0"];
-
-const UNIT_EXTENSIONS = [
-  ".service",
-  ".socket",
-  ".device",
-  ".mount",
-  ".automount",
-  ".swap",
-  ".target",
-  ".path",
-  ".timer",
-  ".snapshot",
-  ".slice",
-  ".scope",
-];
 
 const NODE_KEYS = ["path", "overwrite", "user", "group"];
 const KEYS: Record<string, string[]> = {
@@ -56,8 +42,6 @@ const KEYS: Record<string, string[]> = {
   owner: ["id", "name"],
   contents: ["compression", "source", "verification", "httpHeaders"],
   systemd: ["units"],
-  unit: ["name", "enabled", "mask", "contents", "dropins"],
-  dropin: ["name", "contents"],
 };
 
 type Obj = Record<string, unknown>;
@@ -180,87 +164,13 @@ export function validateIgnitionConfig(cfg: unknown): IgnitionReport {
     }
   }
 
-  // Units.
-  const unitPaths = new Set<string>();
-  const units = systemd.units;
-  if (units !== undefined && !Array.isArray(units)) r.errors.push("systemd.units: not a list");
-  const unitNames = new Set<string>();
-  (Array.isArray(units) ? units : []).forEach((u, i) => {
-    const at = `systemd.units.${i}`;
-    if (!isObj(u)) {
-      r.errors.push(`${at}: not an object`);
-      return;
-    }
-    keys(u, "unit", at, r);
-    const name = typeof u.name === "string" ? u.name : "";
-    if (unitNames.has(name)) r.errors.push(`${at}: duplicate entry defined`);
-    unitNames.add(name);
-    if (!UNIT_EXTENSIONS.includes(extension(name))) {
-      r.errors.push(`${at}.name: invalid systemd unit extension`);
-    }
-    if (u.enabled !== undefined && typeof u.enabled !== "boolean") {
-      r.errors.push(`${at}.enabled: not a boolean`);
-    }
-    if (u.contents !== undefined && typeof u.contents !== "string") {
-      r.errors.push(`${at}.contents: not a string`);
-    }
-    const contents = typeof u.contents === "string" ? u.contents : "";
-    if (contents !== "") {
-      unitPaths.add(`/etc/systemd/system/${name}`);
-      const parsed = parseUnit(contents);
-      if (typeof parsed === "string") {
-        r.errors.push(`${at}.contents: invalid unit content: ${parsed}`);
-      } else if (u.enabled === true && !hasInstall(parsed)) {
-        r.warnings.push(
-          `${at}.contents: unit ${
-            JSON.stringify(name)
-          } is enabled, but has no install section so enable does nothing`,
-        );
-      }
-    }
-    const dropins = u.dropins;
-    if (dropins === undefined) return;
-    if (!Array.isArray(dropins)) {
-      r.errors.push(`${at}.dropins: not a list`);
-      return;
-    }
-    const dropinNames = new Set<string>();
-    dropins.forEach((d, j) => {
-      const dat = `${at}.dropins.${j}`;
-      if (!isObj(d)) {
-        r.errors.push(`${dat}: not an object`);
-        return;
-      }
-      keys(d, "dropin", dat, r);
-      const dn = typeof d.name === "string" ? d.name : "";
-      if (dropinNames.has(dn)) r.errors.push(`${dat}: duplicate entry defined`);
-      dropinNames.add(dn);
-      if (extension(dn) !== ".conf") {
-        r.errors.push(`${dat}.name: invalid systemd drop-in extension`);
-      }
-      if (typeof d.contents === "string" && d.contents !== "") {
-        unitPaths.add(`/etc/systemd/system/${name}.d/${dn}`);
-        const parsed = parseUnit(d.contents);
-        if (typeof parsed === "string") {
-          r.errors.push(`${dat}.contents: invalid unit content: ${parsed}`);
-        }
-      }
-    });
-  });
+  const unitPaths = validateUnits(systemd.units, r);
   for (const n of nodes) {
     if (unitPaths.has(n.path)) {
       r.errors.push(`${n.at}.path: path conflicts with systemd unit or dropin`);
     }
   }
   return r;
-}
-
-/** Go's `path.Ext`. */
-function extension(name: string): string {
-  for (let i = name.length - 1; i >= 0 && name[i] !== "/"; i--) {
-    if (name[i] === ".") return name.slice(i);
-  }
-  return "";
 }
 
 /** Ignition's `validatePath`. */
@@ -387,41 +297,13 @@ function hexValue(c: number): number {
   return l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
 }
 
-type UnitOption = { section: string; name: string };
-
-/**
- * go-systemd's `unit.Deserialize`, as far as it can fail: a section header
- * must close with `]`, an option line needs a `=` (options before any
- * section and empty section names pass, as they pass there), a line
- * continues after a trailing `\\`. Returns the options or go-systemd's text.
- */
-function parseUnit(text: string): UnitOption[] | string {
-  const opts: UnitOption[] = [];
-  let section = "";
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    if (line.startsWith("[")) {
-      if (!line.endsWith("]")) return "unable to find end of section";
-      section = line.slice(1, -1);
-      continue;
-    }
-    while (line.endsWith("\\") && i + 1 < lines.length) line = line.slice(0, -1) + lines[++i];
-    const eq = line.indexOf("=");
-    if (eq < 0) return "unexpected newline encountered while parsing option name";
-    opts.push({ section, name: line.slice(0, eq).trim() });
+/** Ignition's `Unused key` warnings for the keys of `o` that `what` does not define. */
+export function unusedKeys(o: Obj, known: readonly string[], at: string, r: IgnitionReport): void {
+  for (const k of Object.keys(o)) {
+    if (!known.includes(k)) r.warnings.push(`${at ? at + "." : ""}${k}: Unused key ${k}`);
   }
-  return opts;
-}
-
-/** `ValidateInstallSection`'s test: an [Install] option that enables something. */
-function hasInstall(opts: UnitOption[]): boolean {
-  return opts.some((o) => o.section === "Install");
 }
 
 function keys(o: Obj, what: string, at: string, r: IgnitionReport): void {
-  for (const k of Object.keys(o)) {
-    if (!KEYS[what]!.includes(k)) r.warnings.push(`${at ? at + "." : ""}${k}: Unused key ${k}`);
-  }
+  unusedKeys(o, KEYS[what]!, at, r);
 }
