@@ -205,12 +205,11 @@ Examples:
       const why = dynamicDefaultsError(spec);
       if (why) throw new InputError(why);
     }
-    const wanted = controlPlanePkiPaths(spec, nodes);
+    const root = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
     const existing = new Map<string, Uint8Array>();
     const fs = nodeFs();
-    for (const rel of wanted) {
-      const full = path.join(outDir, rel);
-      if (fs.existsSync(full)) existing.set(rel, readInput(full).bytes);
+    for (const file of controlPlanePkiPaths(spec, nodes, root)) {
+      if (fs.existsSync(file)) existing.set(file, readInput(file).bytes);
     }
     const pki = await buildControlPlanePki({
       spec,
@@ -219,11 +218,12 @@ Examples:
       existing,
       supplied,
       force,
+      root,
     });
     for (const w of pki.warnings) ctx.stderr(w);
     // Directories: DIR 0700 (it holds keys); pki/ and pki/etcd/ 0755 as kubeadm makes them.
     ensureDir(outDir, 0o700);
-    const dirs = new Set(pki.files.map((f) => path.dirname(path.join(outDir, f.path))));
+    const dirs = new Set(pki.files.map((f) => path.dirname(f.path)));
     for (const d of [...dirs].sort()) {
       const rel = path.relative(outDir, d);
       // No link below --out-dir is followed (a linked pki/etcd would put keys elsewhere).
@@ -231,7 +231,7 @@ Examples:
     }
     writeFilesAtomic(
       pki.files.map((f) => ({
-        path: path.join(outDir, f.path),
+        path: f.path,
         data: f.data,
         mode: f.mode,
         root: outDir,
@@ -244,7 +244,13 @@ Examples:
         pki.tree.filter((t) => t.status === "existing").length
       } existing`,
     );
-    if (format !== undefined) ctx.stdout(await renderData({ files: pki.tree }, format));
+    if (format !== undefined) {
+      const files = pki.tree.map((t) => ({
+        path: path.relative(outDir, t.path),
+        status: t.status,
+      }));
+      ctx.stdout(await renderData({ files }, format));
+    }
   },
 };
 

@@ -102,9 +102,15 @@ export interface ControlPlanePkiOptions {
   force?: boolean;
   /** Serial numbers' source (default: the CSPRNG). */
   random?: RandomBytes;
+  /**
+   * Put before every path (of `existing`, of the files, in messages): the
+   * output directory with a trailing `/`, so that messages name the files
+   * as the user knows them. Default "" (paths relative to it).
+   */
+  root?: string;
 }
 
-/** One file to write, relative to the output directory. */
+/** One file to write, under {@link ControlPlanePkiOptions.root}. */
 export interface PkiFile {
   path: string;
   data: string;
@@ -131,22 +137,24 @@ export interface ControlPlanePki {
   warnings: string[];
 }
 
-/** The directory prefix of a node's files ("" for a one-node run). */
-function prefixOf(node: ControlPlaneNode | undefined): string {
-  return node ? `${node.name}/` : "";
+/** The path prefix of a node's files: `root`, then `<node>/` (nothing more for a one-node run). */
+function nodePrefix(node: ControlPlaneNode | undefined, root: string): string {
+  return root + (node ? `${node.name}/` : "");
 }
 
 /**
- * Every path the tree may hold, relative to the output directory: what the
- * caller reads (when present) into {@link ControlPlanePkiOptions.existing}.
+ * Every path the tree may hold, under `root` (default: relative to the
+ * output directory): what the caller reads (when present) into
+ * {@link ControlPlanePkiOptions.existing}.
  */
 export function controlPlanePkiPaths(
   spec: Pick<ControlPlanePkiSpec, "externalEtcd">,
   nodes?: readonly ControlPlaneNode[],
+  root = "",
 ): string[] {
   const out: string[] = [];
   for (const n of nodes ?? [undefined]) {
-    const p = prefixOf(n);
+    const p = nodePrefix(n, root);
     for (const c of certList(spec)) {
       out.push(`${p}pki/${c.baseName}.crt`, `${p}pki/${c.baseName}.key`);
     }
@@ -357,6 +365,7 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
   const files: PkiFile[] = [];
   const tree: PkiFileStatus[] = [];
   const existing = opts.existing;
+  const prefixOf = (node: ControlPlaneNode | undefined) => nodePrefix(node, opts.root ?? "");
 
   // The nodes and their specs, validated as kubeadm validates one InitConfiguration each.
   const targets: { node: ControlPlaneNode | undefined; spec: ControlPlanePkiSpec }[] = nodes
