@@ -188,8 +188,33 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "certs generate",
     group: "certs",
-    summary: "Write a control plane's pki/ and kubeconfigs as kubeadm init does (one or many nodes)",
+    summary:
+      "Write a control plane's pki/ and kubeconfigs as kubeadm init does (one or many nodes)",
     load: () => import("./certs/generate.ts"),
+  },
+  {
+    name: "certs generate-csr",
+    group: "certs",
+    summary: "External CA, 1: write keys and CSRs as kubeadm certs generate-csr does",
+    load: () => import("./certs/generate_csr.ts"),
+  },
+  {
+    name: "certs sign-csr",
+    group: "certs",
+    summary: "External CA, 2: sign generate-csr's CSRs as kubeadm signs those certificates",
+    load: () => import("./certs/sign_csr.ts"),
+  },
+  {
+    name: "certs assemble",
+    group: "certs",
+    summary: "External CA, 3: put the signed certificates into the tree and kubeconfigs, checked",
+    load: () => import("./certs/assemble.ts"),
+  },
+  {
+    name: "certs renew",
+    group: "certs",
+    summary: "Renew certificates offline as kubeadm certs renew does (all or by name)",
+    load: () => import("./certs/renew.ts"),
   },
   {
     name: "certs certificate-key",

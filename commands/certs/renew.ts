@@ -1,0 +1,96 @@
+/**
+ * `joinkit certs renew`: `kubeadm certs renew` offline, over a tree on disk.
+ *
+ * @module
+ */
+
+import * as path from "node:path";
+import { UsageError } from "../../lib/base/errors.ts";
+import { type Command, EXIT_CODES } from "../_command.ts";
+import { expectArgs, flagSet, requireOutDir } from "../_flags.ts";
+import { writeFilesAtomic } from "../_io.ts";
+import { readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
+
+const FLAGS = flagSet("certs renew", [
+  ["out-dir", "the tree: DIR/pki/ and the kubeconfigs beside it"],
+  [
+    "config",
+    "the kubeadm configuration: encryptionAlgorithm, certificateValidityPeriod,\netcd.external (kubeadm's defaults without it)",
+  ],
+]);
+
+export const command: Command = {
+  name: "certs renew",
+  options: FLAGS.options,
+  help: `Renew certificates offline, as 'kubeadm certs renew' does.
+
+NAME is all, or one or more of kubeadm's names: admin.conf, apiserver,
+apiserver-etcd-client, apiserver-kubelet-client, controller-manager.conf,
+etcd-healthcheck-client, etcd-peer, etcd-server, front-proxy-client,
+scheduler.conf, super-admin.conf (no etcd names with etcd.external). The CAs,
+sa.key/sa.pub and kubelet.conf are not renewed (the kubelet rotates its own
+client certificate), as in kubeadm.
+
+As kubeadm (renewal/manager.go RenewUsingLocalCA), each certificate is made
+again from the one on disk: its CN, O, DNS and IP SANs and extended key usages
+are kept (nothing is recomputed from the configuration); it gets a NEW private
+key of the configuration's encryptionAlgorithm (kubeadm does not reuse the old
+key, so renewing can switch RSA and ECDSA), a new serial, NotBefore = --now - 5m
+and NotAfter = --now + certificateValidityPeriod (8760h), and is signed by the
+CA in DIR/pki. pki/<name>.crt and .key are replaced; a kubeconfig keeps
+everything but its client certificate and key and its CA, which becomes the
+current pki/ca.crt. Unlike kubeadm, the kubeconfigs are read from DIR, not
+from /etc/kubernetes.
+
+stderr gets kubeadm's lines: "<long name> renewed", "MISSING! <long name>" for
+an absent file (not an error), and for all the closing "Done renewing
+certificates. ...". Every certificate is checked before anything is written:
+a CA whose key is absent (external CA) refuses the run with kubeadm's
+"Detected external ca, <long name> can't be renewed"; so does a CA key that
+is not its certificate's, a CA file that is not a CA ("Error checking
+external CA condition for ca certificate authority: ..."), a kubeconfig
+without embedded CA or client certificate (kubeadm's texts). Renewing replaces
+keys: that is what it is asked to do, so no --force is needed; files are
+replaced atomically.
+
+Usage:
+  joinkit certs renew all|NAME... --out-dir DIR [--config FILE]
+
+${FLAGS.help}
+The run's start time is the global --now (default: the system time).
+
+${EXIT_CODES}
+  (1: an external or unusable CA, an unknown name, an unreadable file;
+  2: no NAME)
+
+Examples:
+  joinkit certs renew all --out-dir /srv/cp-1 --config kubeadm.yaml
+  joinkit certs renew apiserver admin.conf --out-dir /srv/cp-1
+`,
+  async run(ctx) {
+    expectArgs(ctx, 1, Infinity, "all|NAME");
+    const outDir = requireOutDir(ctx.flags);
+    if (ctx.args.includes("all") && ctx.args.length > 1) {
+      throw new UsageError("all cannot be combined with certificate names");
+    }
+    const spec = await readPkiConfig(ctx, false);
+    const { controlPlanePkiSpec } = await import("../../lib/phases/certlist.ts");
+    const { renewCertificates } = await import("../../lib/phases/renew.ts");
+    const r = await renewCertificates({
+      names: ctx.args,
+      existing: readTree(outDir, treePaths()),
+      spec: spec ?? controlPlanePkiSpec({}),
+      now: ctx.now,
+    });
+    writeFilesAtomic(
+      r.files.map((f) => ({
+        path: path.join(outDir, f.path),
+        data: f.data,
+        mode: f.mode,
+        root: outDir,
+      })),
+      true,
+    );
+    for (const l of r.lines) ctx.stderr(l);
+  },
+};
