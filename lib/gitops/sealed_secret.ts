@@ -155,8 +155,8 @@ function modPow(m: bigint, e: bigint, n: bigint): bigint {
   let result = 1n;
   let base = m % n;
   for (let bits = e; bits > 0n; bits >>= 1n) {
-    if (bits & 1n) result = (result * base) % n;
-    base = (base * base) % n;
+    if (bits & 1n) result = result === 1n ? base : (result * base) % n;
+    if (bits > 1n) base = (base * base) % n; // no square after the top bit
   }
   return result;
 }
