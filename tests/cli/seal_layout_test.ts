@@ -267,3 +267,62 @@ Deno.test("CLI init, token create and upload-certs write protected Secrets on st
   );
   assert.equal(expired.stdout, "");
 });
+
+Deno.test("CLI upload-certs --seal-cert: the sealed kubeadm-certs, once unsealed, is what download-certs turns back into the pki files", async () => {
+  const certKey = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
+  const { dir, cleanup } = tempDir();
+  try {
+    const keyFile = path.join(dir, "key");
+    fs.writeFileSync(keyFile, certKey + "\n", { mode: 0o600 });
+    const up = await runCli([
+      "upload-certs",
+      "--pki-dir",
+      PKI,
+      "--certificate-key-file",
+      keyFile,
+      "--seal-cert",
+      CERT,
+      ...NOW,
+    ]);
+    assert.equal(up.code, 0, up.stderr);
+    const sealed = parseManifests(up.stdout, "up").find((o) =>
+      (o.metadata as { name: string }).name === "kubeadm-certs"
+    )!;
+    assert.equal(sealed.kind, "SealedSecret");
+    // What the controller would create: the template plus every value opened (OpenSSL here; Go's
+    // crypto/rsa opened the same output in development, see docs/gitops.md).
+    const data: Record<string, string> = {};
+    for (
+      const [k, v] of Object.entries(
+        (sealed.spec as { encryptedData: Record<string, string> }).encryptedData,
+      )
+    ) {
+      data[k] = Buffer.from(unsealBlob(KEY, v, "kube-system/kubeadm-certs")).toString("base64");
+    }
+    const secretFile = path.join(dir, "kubeadm-certs.json");
+    fs.writeFileSync(
+      secretFile,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "kubeadm-certs", namespace: "kube-system" },
+        data,
+      }),
+    );
+    const out = path.join(dir, "pki");
+    const dl = await runCli([
+      "download-certs",
+      secretFile,
+      "--certificate-key-file",
+      keyFile,
+      "--out-dir",
+      out,
+    ]);
+    assert.equal(dl.code, 0, dl.stderr);
+    for (const f of ["ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.key", "etcd/ca.key"]) {
+      assert.deepEqual(fs.readFileSync(path.join(out, f)), fs.readFileSync(path.join(PKI, f)), f);
+    }
+  } finally {
+    cleanup();
+  }
+});
