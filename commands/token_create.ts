@@ -120,7 +120,9 @@ ${SECRET_OUTPUT_HELP}
 Errors: everything here comes from the command line, so every refusal is a
 usage error (exit 2): malformed --ttl/--expires/--count/-o, and a malformed
 TOKEN or kubeadm's validation (usages, groups) with kubeadm's text (the token
-value itself is never printed in errors).
+value itself is never printed in errors). A file is input (exit 1): a
+--token-file that is unreadable, group/world-accessible or holds more than one
+token, a --seal-cert that is not an RSA certificate or has expired.
 
 ${EXIT_CODES}
 
