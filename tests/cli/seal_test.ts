@@ -141,7 +141,8 @@ for (const [file, , want] of BAD_CERTS) {
 }
 
 Deno.test("CLI seal refusals of input and flags: kubeseal's texts, exit codes, no value on stderr", async () => {
-  const noNs = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: nn\ndata:\n  p: c2VjcmV0LXZhbHVl\n";
+  const noNs =
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: nn\ndata:\n  p: c2VjcmV0LXZhbHVl\n";
   const rows: [string[], string, number, RegExp][] = [
     [
       [],
