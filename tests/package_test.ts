@@ -71,11 +71,18 @@ Deno.test({
         "the tarball holds only the bundles, their types, README and package.json",
         () => {
           const outside = files.filter((f) =>
-            !/^dist\/npm\/(joinkit\.js|mod\.js|mod\.d\.ts|chunks\/[\w-]+\.js)$/.test(f) &&
+            !/^dist\/npm\/(joinkit\.js|main\.js|mod\.js|mod\.d\.ts|chunks\/[\w-]+\.js)$/.test(f) &&
             !["README.md", "package.json"].includes(f)
           );
           assert.deepEqual(outside, []);
-          for (const f of ["dist/npm/joinkit.js", "dist/npm/mod.js", "dist/npm/mod.d.ts"]) {
+          for (
+            const f of [
+              "dist/npm/joinkit.js",
+              "dist/npm/main.js",
+              "dist/npm/mod.js",
+              "dist/npm/mod.d.ts",
+            ]
+          ) {
             assert.ok(files.includes(f), f);
           }
           assert.ok(report.size < 1_000_000, `tarball ${report.size} bytes`);
