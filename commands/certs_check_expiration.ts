@@ -28,7 +28,7 @@ import {
   parseRenewalThreshold,
   type RenewalThreshold,
 } from "../lib/kubelet/expiration.ts";
-import { type Command, EXIT_CODES } from "./_command.ts";
+import { type Command, type Context, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
 import { walkFiles } from "./_io.ts";
 import { type Input, readInput } from "./_read.ts";
@@ -36,6 +36,10 @@ import { type Input, readInput } from "./_read.ts";
 const FLAGS = flagSet("certs check-expiration", [
   ["output", "text (default), json or yaml"],
   "expiring-within",
+  [
+    "config",
+    "the kubeadm configuration of the tree: also check each kubeadm tree\nas a whole against it (see below)",
+  ],
 ]);
 
 export const command: Command = {
@@ -82,6 +86,14 @@ lifetime. The report is printed either way; each certificate inside the
 threshold gets one 'error:' line on stderr and the exit code is 3. Missing
 files do not count.
 
+With --config (kubeadm's flag) each kubeadm tree among the DIRs is also
+checked as a whole, as 'joinkit doctor --config' checks it: every certificate
+chains to its own CA and matches its key, has kubeadm's subject, usages and
+the SANs the configuration gives; the kubeconfigs embed ca.crt and a client
+certificate with kubeadm's subject and the configuration's server. Each
+problem is one 'error: FILE: RULE: MESSAGE' line on stderr after the report,
+and the exit code is 3.
+
 Times are judged at the global --now (default: the system time).
 
 ${EXIT_CODES}
@@ -118,6 +130,7 @@ Examples:
       }
     }
     resolveCaNames(certs, cas);
+    const drift = await treeDrift(ctx);
     const info = expirationInfo(certs, cas, ctx.now);
     if (format === "json") ctx.stdout(goJsonIndent(info));
     else if (format === "yaml") {
@@ -125,6 +138,8 @@ Examples:
       ctx.stdout(toYaml(info));
     } else ctx.stdout(expirationText(info));
     for (const w of skipped) ctx.stderr(`warning: ${w}: skipped: unreadable`);
+    for (const d of drift) ctx.stderr(`error: ${d}`);
+    if (drift.length && threshold === undefined) return 3;
     const found = [...certs, ...cas].filter((e) => e.cert).length;
     if (threshold === undefined) {
       if (skipped.length) {
@@ -148,7 +163,7 @@ Examples:
         }), within --expiring-within ${threshold.text}`,
       );
     }
-    if (expiring) return 3;
+    if (expiring || drift.length) return 3;
     if (skipped.length) {
       ctx.stderr(`error: ${skipped.length} file(s) could not be read: the report is incomplete`);
       return 1;
@@ -160,6 +175,28 @@ Examples:
     return 0;
   },
 };
+
+/** With --config: each kubeadm tree among the DIR arguments checked as a whole (`FILE: RULE: MESSAGE`). */
+async function treeDrift(ctx: Context): Promise<string[]> {
+  const { readPkiConfig, readTree, treePaths } = await import("./certs/_pki_config.ts");
+  const spec = await readPkiConfig(ctx, false);
+  if (!spec) return [];
+  const { checkPkiTree } = await import("../lib/phases/pki_check.ts");
+  const out: string[] = [];
+  for (const arg of ctx.args) {
+    if (arg === "-" || !isDirectory(arg)) continue;
+    const tree = exists(path.join(arg, "pki", "ca.crt"));
+    if (!tree && !exists(path.join(arg, "ca.crt"))) continue;
+    const paths = tree
+      ? treePaths()
+      : treePaths().filter((p) => p.startsWith("pki/")).map((p) => p.slice(4));
+    const files = readTree(arg, paths);
+    for (const f of checkPkiTree(files, { now: ctx.now, spec, pkiPrefix: tree ? "pki/" : "" })) {
+      out.push(`${path.join(arg, f.file)}: ${f.rule}: ${f.message}`);
+    }
+  }
+  return out;
+}
 
 function isDirectory(p: string): boolean {
   try {

@@ -15,7 +15,13 @@ import { expectArgs, flagSet, outputFormat, renderData } from "./_flags.ts";
 import { MAX_INPUT_FILES, walkFiles } from "./_io.ts";
 import { readInput } from "./_read.ts";
 
-const FLAGS = flagSet("doctor", [["output", "text (default), json or yaml"]]);
+const FLAGS = flagSet("doctor", [
+  ["output", "text (default), json or yaml"],
+  [
+    "config",
+    "the kubeadm configuration kubeadm PKI trees were made from: their\nSANs and kubeconfig servers are checked against it",
+  ],
+]);
 
 export const command: Command = {
   name: "doctor",
@@ -57,6 +63,20 @@ PAYLOAD:PATH) -- and checks that:
   - every certificate (files, kubeconfigs, CSR status.certificate, Secret
     tls.crt/ca.crt) chains to a CA found in the input and is inside its
     lifetime;
+  - every kubeadm PKI tree (a DIR/pki/ca.crt, or a cert dir with ca.crt and
+    apiserver.crt or front-proxy-ca.crt) is kubeadm's: each certificate of
+    kubeadm's list chains to its own CA (front-proxy-client to
+    front-proxy-ca, etcd/* and apiserver-etcd-client to etcd/ca, the rest to
+    ca), matches the key beside it and has kubeadm's subject and extended key
+    usages; each CA key is its certificate's; sa.pub is sa.key's; the five
+    kubeconfigs beside pki/ embed ca.crt and a client certificate and key
+    with kubeadm's subject (admin.conf O=kubeadm:cluster-admins
+    CN=kubernetes-admin, super-admin.conf O=system:masters, kubelet.conf
+    O=system:nodes CN=system:node:<name>, ...) signed by ca; missing files
+    of a tree that has leaves are findings. With --config the SANs kubeadm
+    computes must be in the API server and etcd certificates (what kubeadm
+    join --control-plane checks) and the servers must be kubeadm's URLs.
+    These findings have check 'pki' and the rule as their field;
   - every Kubernetes object validates against the Kubernetes OpenAPI schema
     (kubernetes-models: types, required fields, enums, formats; unknown
     fields allowed, server-side rules not checked).
@@ -111,7 +131,9 @@ Examples:
     // kubernetes-models' validators load ajv-formats, which require()s the
     // deprecated built-in punycode: keep its warning off stderr.
     process.noDeprecation = true;
-    const report = await doctor(files, ctx.now);
+    const { readPkiConfig } = await import("./certs/_pki_config.ts");
+    const pkiSpec = await readPkiConfig(ctx, false);
+    const report = await doctor(files, ctx.now, pkiSpec ? { pkiSpec } : {});
     report.skipped.unshift(...warnings);
     report.files += warnings.length;
     for (const s of report.skipped) ctx.stderr(`warning: ${s.file}: skipped: ${s.reason}`);
@@ -149,8 +171,8 @@ function textReport(r: DoctorReport): string {
     ? `, not validated (no schema here): ${r.unvalidatedKinds.join(", ")}`
     : "";
   lines.push(
-    `doctor: ${r.files} files${
-      r.payloads ? ` (${r.payloads} node payloads)` : ""
+    `doctor: ${r.files} files${r.payloads ? ` (${r.payloads} node payloads)` : ""}${
+      r.pkiTrees ? `, ${r.pkiTrees} kubeadm PKI tree${r.pkiTrees === 1 ? "" : "s"}` : ""
     }, ${r.objects} objects (${r.validated} validated against the schema${unvalidated}), ${r.tokenSecrets} token Secrets, ${r.tokenReferences} token references, ${r.certificates} certificates: ${r.findings.length} findings, ${r.skipped.length} files skipped`,
   );
   return lines.join("\n") + "\n";

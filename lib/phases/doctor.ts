@@ -66,6 +66,8 @@ import {
 } from "../kubeadm/join_config.ts";
 import { KUBEADM_CERTS_SECRET } from "./upload_certs.ts";
 import { isArtefactPath, payloadFiles } from "./payload_files.ts";
+import { checkPkiTree, findPkiTrees } from "./pki_check.ts";
+import type { ControlPlanePkiSpec } from "./certlist.ts";
 
 /** One file to examine. */
 export interface DoctorFile {
@@ -116,6 +118,8 @@ export interface DoctorReport {
   unvalidatedKinds: string[];
   findings: Finding[];
   skipped: Skipped[];
+  /** kubeadm PKI trees (`pki/ca.crt` and what is beside it) checked as a whole; absent when none. */
+  pkiTrees?: number;
 }
 
 type Need = "signing" | "authentication";
@@ -212,6 +216,12 @@ function subjectOf(c: Cert): string {
   return c.subject.commonName !== "" ? `certificate CN=${c.subject.commonName}` : "certificate";
 }
 
+/** Options of {@link doctor}. */
+export interface DoctorOptions {
+  /** The configuration kubeadm PKI trees were made from: their SANs and servers are checked against it. */
+  pkiSpec?: ControlPlanePkiSpec;
+}
+
 /**
  * Examines `files` at `now`. Never throws for a bad file: it is skipped and
  * listed.
@@ -222,7 +232,11 @@ function subjectOf(c: Cert): string {
  * report.findings.length === 0; // consistent
  * ```
  */
-export async function doctor(files: readonly DoctorFile[], now: Date): Promise<DoctorReport> {
+export async function doctor(
+  files: readonly DoctorFile[],
+  now: Date,
+  opts: DoctorOptions = {},
+): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const skipped: Skipped[] = [];
   const add = (f: Finding) => findings.push(f);
@@ -932,6 +946,29 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     }
   }
 
+  // --- kubeadm PKI trees: each certificate against its own CA, keys, subjects, kubeconfigs -------
+  const trees = findPkiTrees(files.map((f) => f.name));
+  for (const t of trees) {
+    const rel = new Map<string, Uint8Array>();
+    for (const f of files) {
+      if (f.name.startsWith(t.root)) rel.set(f.name.slice(t.root.length), f.bytes);
+    }
+    const found = checkPkiTree(rel, {
+      now,
+      pkiPrefix: t.pki.slice(t.root.length),
+      ...(opts.pkiSpec ? { spec: opts.pkiSpec } : {}),
+    });
+    for (const p of found) {
+      add({
+        file: t.root + p.file,
+        object: "kubeadm PKI",
+        field: p.rule,
+        check: "pki",
+        message: p.message,
+      });
+    }
+  }
+
   const order = (f: Finding) => [f.file, f.object, f.field];
   findings.sort((a, b) => {
     const x = order(a), y = order(b);
@@ -952,6 +989,7 @@ export async function doctor(files: readonly DoctorFile[], now: Date): Promise<D
     unvalidatedKinds: [...unvalidated].sort(),
     findings,
     skipped,
+    ...(trees.length ? { pkiTrees: trees.length } : {}),
   };
 }
 

@@ -300,7 +300,9 @@ export function checkPkiTree(
         if (files.has(key)) add(crt, "missing", `missing beside ${key}`);
         continue;
       }
-      add(crt, "missing", `missing: the ${UX_NAMES[c.name]} signs ${leafNames(c.name)}`);
+      if (leafFiles(files, pki, c.name)) {
+        add(crt, "missing", `missing: the ${UX_NAMES[c.name]} signs ${leafNames(c.name)}`);
+      }
       continue;
     }
     let certs: Cert[];
@@ -325,6 +327,10 @@ export function checkPkiTree(
   const etcdLocal = files.has(`${pki}etcd/ca.crt`) ||
     (spec !== undefined && !spec.externalEtcd);
 
+  // A tree with no leaf at all is a set of CAs (upload-certs' input): missing leaves are no finding.
+  const anyLeaf = CERT_LIST.some((c) =>
+    c.caName !== undefined && files.has(`${pki}${c.baseName}.crt`)
+  );
   // Node name: from the configuration, else the etcd server certificate / kubelet.conf.
   let treeNode: string | undefined;
   // Leaves.
@@ -334,7 +340,7 @@ export function checkPkiTree(
     const key = `${pki}${c.baseName}.key`;
     const data = files.get(crt);
     if (data === undefined) {
-      add(crt, "missing", `missing: the ${c.longName}`);
+      if (anyLeaf) add(crt, "missing", `missing: the ${c.longName}`);
       continue;
     }
     let certs: Cert[];
@@ -406,10 +412,10 @@ export function checkPkiTree(
   // The service-account key pair.
   const saKey = files.get(`${pki}${SA_KEY}`);
   const saPub = files.get(`${pki}${SA_PUB}`);
-  if (saKey === undefined) {
+  if (saKey === undefined && anyLeaf) {
     add(`${pki}${SA_KEY}`, "missing", "missing: the service-account signing key");
   }
-  if (saPub === undefined) {
+  if (saPub === undefined && (anyLeaf || saKey !== undefined)) {
     add(`${pki}${SA_PUB}`, "missing", "missing: the service-account public key");
   }
   if (saKey !== undefined && saPub !== undefined) {
@@ -508,6 +514,10 @@ export function checkPkiTree(
     }
   }
   return out;
+}
+
+function leafFiles(files: ReadonlyMap<string, Uint8Array>, pki: string, caName: string): boolean {
+  return CERT_LIST.some((c) => c.caName === caName && files.has(`${pki}${c.baseName}.crt`));
 }
 
 function leafNames(caName: string): string {
