@@ -149,11 +149,6 @@ export function protectObjects(
   return objs.map((o) => protectObject(o, p, source));
 }
 
-/** The output formats a protection allows: SOPS documents are YAML only. */
-export function protectedFormats(p: SecretProtection | undefined): readonly ("yaml" | "json")[] {
-  return p?.kind === "sops" ? ["yaml"] : ["yaml", "json"];
-}
-
 /** Refuses `-o json` for SOPS output (sops' JSON store is another format). */
 export function checkProtectedFormat(p: SecretProtection | undefined, format: string): void {
   if (p?.kind === "sops" && format !== "yaml") {

@@ -38,6 +38,7 @@ import {
 } from "./_flags.ts";
 import { ensureDir, type OutputFile, writeFilesAtomic } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { SECRET_INPUT_HELP } from "./_secret_input.ts";
 import {
   checkProtectedFormat,
   ensureGitopsDirs,
@@ -153,6 +154,7 @@ Usage:
   joinkit init --server https://HOST:PORT --ca CA.crt --token T [flags] | kubectl apply -f -
   joinkit init --server https://HOST:PORT --ca CA.crt --join-file FILE [flags] | kubectl apply -f -
 
+${SECRET_INPUT_HELP}
 ${FLAGS.help}
 ${EXIT_CODES}
 

@@ -38,6 +38,7 @@ import {
 } from "./_flags.ts";
 import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { SECRET_INPUT_HELP } from "./_secret_input.ts";
 import {
   checkProtectedFormat,
   ensureGitopsDirs,
@@ -139,6 +140,7 @@ The certificate key never appears on stderr; a generated one is printed on
 stdout as kubeadm prints it ("[upload-certs] Using certificate key:" and the
 key), so it needs --out for the manifests.
 
+${SECRET_INPUT_HELP}
 ${EXIT_CODES}
 Exit 2 also for a malformed --certificate-key (kubeadm's text: "certificate
 key decoding error: …" or "invalid certificate key size N, the key must be an
