@@ -176,3 +176,39 @@ Deno.test("CLI csr sign signs only Approved objects; the rest stay as they are, 
     [true, true, false, false],
   );
 });
+
+/**
+ * kube-controller-manager v1.32.5's own gate (tests/fixtures/csr_sign/): its
+ * `IsCertificateRequestApproved && !HasTrueCondition(Failed)`, built from the
+ * vendored tree (not committed), over every object with up to two
+ * conditions of the three types and four statuses (157). Where the API
+ * server would have stored the object, `csr sign` signs exactly what the
+ * controller signs; the rest it refuses with the API server's validation
+ * (which lets Approved, Denied and Failed be only "True").
+ */
+Deno.test("signObject() signs exactly what kube-controller-manager's signer gate signs (157 condition sets)", async () => {
+  const fixture = JSON.parse(
+    fs.readFileSync(new URL("../fixtures/csr_sign/signer_gate.json", import.meta.url), "utf8"),
+  ) as { cases: { conditions: { type: string; status: string }[]; sign: boolean }[] };
+  assert.equal(fixture.cases.length, 157);
+  const counts = { signed: 0, refused: 0, invalid: 0 };
+  for (const c of fixture.cases) {
+    const conditions = c.conditions.map((x) => ({ ...cond(x.type), status: x.status }));
+    const r = await signObject(object("csr-1", conditions), "in.yaml", {
+      ca,
+      ttlMs: 3600_000,
+      now: NOW,
+    });
+    const what = JSON.stringify(c.conditions);
+    if (r.error && /is invalid: \[?status\.conditions/.test(r.error.message)) {
+      counts.invalid++;
+      continue;
+    }
+    assert.equal(r.certPem !== undefined, c.sign, `${what}: ${r.error?.message}`);
+    counts[c.sign ? "signed" : "refused"]++;
+  }
+  // Both outcomes among the objects the API server stores.
+  // The API server stores 8 of them (Approved, Denied and Failed only "True", not Approved with
+  // Denied, no type twice): [], Approved, Denied, Failed, and pairs; the controller signs one.
+  assert.deepEqual(counts, { signed: 1, refused: 7, invalid: 149 });
+});
