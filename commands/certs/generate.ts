@@ -364,5 +364,6 @@ function specFromInitConfig(config: InitConfig): Partial<ControlPlanePkiSpec> {
     encryptionAlgorithm: c.encryptionAlgorithm,
     certificateValidityMs: c.certificateValidityPeriodMs,
     caCertificateValidityMs: c.caCertificateValidityPeriodMs,
+    kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,
   };
 }

@@ -71,6 +71,11 @@ export interface ControlPlanePkiSpec {
   certificateValidityMs: number;
   /** `caCertificateValidityPeriod` in ms (87600h). */
   caCertificateValidityMs: number;
+  /**
+   * The `ControlPlaneKubeletLocalMode` feature gate (alpha in v1.32, off by
+   * default): kubelet.conf points at the node's own API server.
+   */
+  kubeletLocalMode: boolean;
 }
 
 /**
@@ -99,6 +104,7 @@ export function controlPlanePkiSpec(values: Partial<ControlPlanePkiSpec>): Contr
     encryptionAlgorithm: values.encryptionAlgorithm || "RSA-2048",
     certificateValidityMs: values.certificateValidityMs ?? DEFAULT_CERT_VALIDITY_MS,
     caCertificateValidityMs: values.caCertificateValidityMs ?? DEFAULT_CA_VALIDITY_MS,
+    kubeletLocalMode: values.kubeletLocalMode ?? false,
   };
 }
 

@@ -92,9 +92,14 @@ export function kubeconfigUser(
   return k.user ?? `system:node:${spec.nodeName}`;
 }
 
-/** The server URL of a kubeconfig for `spec`'s node. */
+/**
+ * The server URL of a kubeconfig for `spec`'s node: the control-plane
+ * endpoint or the node's own; kubelet.conf the node's own when the
+ * `ControlPlaneKubeletLocalMode` gate is on (`runKubeConfigFile`).
+ */
 export function kubeconfigServer(k: KubeconfigSpec, spec: ControlPlanePkiSpec): string {
-  return k.server === "local" ? localEndpointUrl(spec) : controlPlaneEndpointUrl(spec);
+  const local = k.server === "local" || (k.name === "kubelet" && spec.kubeletLocalMode);
+  return local ? localEndpointUrl(spec) : controlPlaneEndpointUrl(spec);
 }
 
 /**

@@ -57,6 +57,7 @@ function specFromFile(file: string): ControlPlanePkiSpec {
     encryptionAlgorithm: c.encryptionAlgorithm,
     certificateValidityMs: c.certificateValidityPeriodMs,
     caCertificateValidityMs: c.caCertificateValidityPeriodMs,
+    kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,
   });
 }
 
@@ -687,4 +688,16 @@ Deno.test("buildControlPlanePki() external etcd: no etcd files, kubeadm's 'Skipp
   assert.deepEqual(pki.lines, lines);
   assert.equal(pki.files.length, 12 + 5);
   assert.ok(pki.files.every((f) => !f.path.includes("etcd")));
+});
+
+Deno.test("buildControlPlanePki() ControlPlaneKubeletLocalMode: kubelet.conf points at the node's own API server, as kubeadm v1.32.5 writes it", async () => {
+  const base = { ...SAMPLE, encryptionAlgorithm: "ECDSA-P256" };
+  const server = async (localMode: boolean, file: string) => {
+    const spec = controlPlanePkiSpec({ ...base, kubeletLocalMode: localMode });
+    const pki = await buildControlPlanePki({ spec, now: NOW, existing: new Map() });
+    return /server: (\S+)/.exec(pki.files.find((f) => f.path === file)!.data)![1];
+  };
+  assert.equal(await server(true, "kubelet.conf"), "https://10.0.0.10:6443");
+  assert.equal(await server(true, "admin.conf"), "https://cp.example.com:6443");
+  assert.equal(await server(false, "kubelet.conf"), "https://cp.example.com:6443");
 });
