@@ -192,7 +192,10 @@ function renderText(r: CsrReport): string {
   rows.push([
     "verdict",
     r.verdict.outcome === "sign"
-      ? "ok: csr sign signs it"
+      ? r.status !== undefined && r.verdict.unapproved === true
+        // An object: kube-controller-manager signs only Approved CSRs, and so does csr sign.
+        ? "ok once approved: csr sign --approve signs it (without --approve: not approved)"
+        : "ok: csr sign signs it"
       : r.verdict.outcome === "usage"
       ? `csr sign needs a flag: ${r.verdict.reason}`
       : `REJECTED: ${r.verdict.reason}`,

@@ -168,6 +168,16 @@ Deno.test("CLI csr sign signs only Approved objects; the rest stay as they are, 
   assert.equal(p.stdout, "");
   assert.equal(p.stderr, `error: ${pendingOnly} (pending): ${NOT_APPROVED}\n`);
 
+  // csr inspect says the same: a pending object is signed once approved.
+  const inspect = await runCli(["csr", "inspect", file, "--now", NOW.toISOString()]);
+  const verdicts = [...inspect.stdout.matchAll(/\n {2}verdict: +(.*)\n/g)].map((m) => m[1]);
+  assert.deepEqual(verdicts, [
+    "ok once approved: csr sign --approve signs it (without --approve: not approved)",
+    "ok: csr sign signs it",
+    "REJECTED: csr is denied",
+    "REJECTED: csr has failed",
+  ]);
+
   // --approve approves in the same run: all but the denied and failed ones.
   const a = await runCli([...args, "--approve"]);
   assert.equal(a.code, 3);
