@@ -668,28 +668,39 @@ export function arm64Runner(): string[] | undefined {
 /**
  * The real SEA steps for `arch`: the pinned Node runtimes (the host's builds
  * the blob, the target's receives it), esbuild, postject. A binary for
- * another architecture gets a plain blob: a snapshot or code cache made on
- * this host would not load there.
+ * another architecture cannot take a snapshot or code cache made by the
+ * host's runtime: it gets a code cache made by its own runtime under qemu
+ * ({@link arm64Runner}; ~30 % less start-up work than compiling the bundle
+ * at each start), or, where qemu is not installed, a plain blob (said).
  */
 function seaSteps(entry: string, out: string, arch: Arch = hostArch()): SeaSteps {
   const native = arch === hostArch();
-  let node: { builder: string; target: string; version: string; prefix: string[] } | undefined;
+  const runner = native ? [] : arch === "arm64" ? arm64Runner() : undefined;
+  let node: { host: string; target: string; version: string; prefix: string[] } | undefined;
   const runtimes = () => {
     if (node) return node;
-    const builder = nodeRuntime(hostArch());
-    const target = native ? builder : nodeRuntime(arch);
+    const host = nodeRuntime(hostArch());
+    const target = native ? host : nodeRuntime(arch);
     return node = {
-      builder: builder.exe,
+      host: host.exe,
       target: target.exe,
       version: target.version,
       prefix: reproduciblePrefix(),
     };
   };
+  const kind = native
+    ? undefined
+    : runner
+    ? "code cache (made by its own runtime under qemu)"
+    : "plain blob (no snapshot, no code cache: qemu-aarch64-static not installed)";
   return {
-    ...(native ? {} : { kind: "plain blob (no snapshot, no code cache)" }),
+    ...(kind ? { kind } : {}),
     make: (tmp, snapshot) => {
-      const { builder, target, prefix } = runtimes();
-      return seaBinary(entry, out, tmp, native ? snapshot : "plain", builder, target, prefix);
+      const { host, target, prefix } = runtimes();
+      if (native) return seaBinary(entry, out, tmp, snapshot, [host], host, target, prefix);
+      return runner
+        ? seaBinary(entry, out, tmp, false, [...runner, target], host, target, prefix)
+        : seaBinary(entry, out, tmp, "plain", [host], host, target, prefix);
     },
     check: (tmp) => smokeTest(tmp, entry, arch),
     say: (line) =>
@@ -701,8 +712,10 @@ let warmSaid = false;
 let stripSaid = false;
 
 /**
- * Makes one SEA binary for `out` at `tmp`: bundle, blob (snapshot or code cache),
- * stripped copy of node, blob injected. Its work files go to
+ * Makes one SEA binary for `out` at `tmp`: bundle, blob (snapshot, code
+ * cache, or neither: "plain") made by the node `builder` runs (the target's
+ * own runtime, perhaps under qemu), stripped copy of the target runtime, blob
+ * injected (postject on the host's node). Its work files go to
  * {@link workDir}. Returns the bundle's size.
  */
 async function seaBinary(
@@ -710,6 +723,7 @@ async function seaBinary(
   out: string,
   tmp: string,
   snapshot: boolean | "plain",
+  builder: string[],
   nodeExe: string,
   targetExe: string,
   prefix: string[],
@@ -733,15 +747,15 @@ async function seaBinary(
     output: "sea-prep.blob",
     disableExperimentalSEAWarning: true,
     useSnapshot: snapshot === true,
-    // A snapshot holds compiled code already; node refuses both together. Neither is made
-    // for another architecture ("plain").
+    // A snapshot holds compiled code already; node refuses both together. "plain": neither
+    // (another architecture's binary, made without qemu).
     useCodeCache: snapshot === false,
     ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
   };
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
   // Same bytes from the same tree: REPRODUCIBLE_NODE_FLAGS, and `prefix` fixes
   // the PID and the addresses (reproduciblePrefix).
-  const sea = [nodeExe, ...REPRODUCIBLE_NODE_FLAGS, "--experimental-sea-config"];
+  const sea = [...builder, ...REPRODUCIBLE_NODE_FLAGS, "--experimental-sea-config"];
   const argv = [...prefix, ...sea, "sea-config.json"];
   run("node --experimental-sea-config", argv[0]!, argv.slice(1), work, "sea-config.log");
   fs.copyFileSync(targetExe, tmp);
