@@ -14,12 +14,11 @@ import {
   KUBELET_CLIENT_SIGNER,
   KUBELET_SERVING_SIGNER,
 } from "./approver.ts";
-import { type Cert, isCa } from "../pki/cert_info.ts";
+import { type Cert, isCa, notAfterMs, notBeforeMs, rfc3339 } from "../pki/cert_info.ts";
 import { shortHumanDuration } from "../go/human_duration.ts";
 import { formatName } from "../pki/pkix_name.ts";
 import { rotationWindow } from "./rotation.ts";
 import { guessSigner, signerValidator } from "./signer.ts";
-import { formatRfc3339 } from "../go/time.ts";
 import { ekuName, EXT_KEY_USAGE_STRINGS, KU_NAMES } from "../pki/usages.ts";
 import { checkChainForKeyUsage, verify } from "../pki/x509_verify.ts";
 
@@ -62,15 +61,25 @@ const KU_STRINGS = [
   "decipher only",
 ];
 
+/** Each EKU name's first usage string (made once: every certificate of a fleet looks it up). */
+let usageOfEku: Map<string, string> | undefined;
+
 /** The usage strings a certificate's KU and EKUs correspond to. */
 export function usagesOfCert(c: Cert): string[] {
   const out: string[] = [];
-  KU_NAMES.forEach((_, i) => {
-    if (c.keyUsage !== undefined && (c.keyUsage & (1 << i)) !== 0) out.push(KU_STRINGS[i]!);
-  });
-  const byName = new Map<string, string>();
-  for (const [s, n] of Object.entries(EXT_KEY_USAGE_STRINGS)) if (!byName.has(n)) byName.set(n, s);
-  for (const o of c.extKeyUsage ?? []) out.push(byName.get(ekuName(o)) ?? o);
+  const ku = c.keyUsage;
+  if (ku !== undefined) {
+    for (let i = 0; i < KU_NAMES.length; i++) if ((ku & (1 << i)) !== 0) out.push(KU_STRINGS[i]!);
+  }
+  const eku = c.extKeyUsage;
+  if (eku === undefined || eku.length === 0) return out;
+  if (!usageOfEku) {
+    usageOfEku = new Map();
+    for (const [s, n] of Object.entries(EXT_KEY_USAGE_STRINGS)) {
+      if (!usageOfEku.has(n)) usageOfEku.set(n, s);
+    }
+  }
+  for (const o of eku) out.push(usageOfEku.get(ekuName(o)) ?? o);
   return out;
 }
 
@@ -120,19 +129,16 @@ export function verifyCertificate(
   } else chainDetail = result.error;
   checks.push({ check: "chain", ok: result.ok, detail: chainDetail });
 
-  const left = leaf.notAfter.getTime() - at;
-  const validNow = leaf.notBefore.getTime() <= at && at <= leaf.notAfter.getTime();
+  // Texts of instants through cert_info's rfc3339 (formatRfc3339, kept per instant: a fleet's
+  // certificates share their validity, the run its --now).
+  const notBefore = notBeforeMs(leaf), notAfter = notAfterMs(leaf);
+  const left = notAfter - at;
+  const validNow = notBefore <= at && at <= notAfter;
   checks.push({
     check: "validity",
     ok: validNow,
-    detail: `${formatRfc3339(leaf.notBefore)} to ${formatRfc3339(leaf.notAfter)}, at ${
-      formatRfc3339(o.at)
-    }: ${
-      leaf.notBefore.getTime() > at
-        ? "not yet valid"
-        : left < 0
-        ? "expired"
-        : `${shortHumanDuration(left)} left`
+    detail: `${rfc3339(notBefore)} to ${rfc3339(notAfter)}, at ${rfc3339(at)}: ${
+      notBefore > at ? "not yet valid" : left < 0 ? "expired" : `${shortHumanDuration(left)} left`
     }`,
   });
   checks.push({
@@ -206,8 +212,8 @@ export function verifyCertificate(
     subject: formatName(leaf.subject),
     checks,
     rotation: {
-      start: formatRfc3339(w.start),
-      end: formatRfc3339(w.end),
+      start: rfc3339(w.start.getTime()),
+      end: rfc3339(w.end.getTime()),
       due: at >= w.start.getTime(),
     },
     ok: checks.every((c) => c.ok),
