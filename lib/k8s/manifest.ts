@@ -15,10 +15,11 @@
  */
 
 import { loadAll, Schema, timestampTag, YAML11_SCHEMA, YAMLException } from "js-yaml";
-import { Document, type Pair, type Scalar, stringify, type Tags, visit, type YAMLMap } from "yaml";
+import { Document, type Pair, type Scalar, type Tags, visit, type YAMLMap } from "yaml";
 import { InputError } from "../base/errors.ts";
 import { MAX_INPUT_BYTES, MAX_OBJECTS } from "../base/limits.ts";
 import { isObject } from "../base/object.ts";
+import { goYamlScalar } from "./goyaml_scalar.ts";
 import { simpleDocuments } from "./simple_yaml.ts";
 
 /** A Kubernetes object as parsed from JSON or YAML. */
@@ -330,10 +331,12 @@ function firstLine(err: unknown): string {
 
 /**
  * Serialises one value as YAML the way kubectl prints it (go-yaml v2 through
- * sigs.k8s.io/yaml): keys sorted, sequences not indented, no line folding,
- * multi-line strings as literal blocks, strings that YAML 1.1 would read as
- * another type double-quoted, other strings plain or, where plain is not
- * allowed, single-quoted.
+ * sigs.k8s.io/yaml): keys sorted, sequences not indented, strings in
+ * go-yaml's own styles, escapes and folding at column 80
+ * ({@link goYamlScalar}): multi-line strings as literal blocks, strings that
+ * YAML 1.1 would read as another type, or that hold control characters,
+ * double-quoted, other strings plain or, where plain is not allowed,
+ * single-quoted.
  *
  * @example
  * ```ts
@@ -349,6 +352,11 @@ export function toYaml(value: unknown): string {
  * reference its fast path is held to.
  */
 export function toYamlByLibrary(value: unknown): string {
+  // Every string but a document's root goes through a placeholder the library
+  // writes plain; the placeholders are then replaced by go-yaml's rendering of
+  // the string at the column and indent the library put it (see goyaml_scalar).
+  const strings: string[] = [];
+  const keys: boolean[] = [];
   // No anchors: a value seen twice (from a YAML alias) is written out twice, as
   // kubectl does; with sorted keys an alias could otherwise precede its anchor.
   const doc = new Document(value, {
@@ -358,25 +366,57 @@ export function toYamlByLibrary(value: unknown): string {
     aliasDuplicateObjects: false,
   });
   visit(doc, {
+    Scalar(key, node: Scalar) {
+      if (typeof node.value === "string" && key !== null) strings.push(node.value);
+    },
+  });
+  let mark = "zjkph";
+  while (strings.some((s) => s.includes(mark))) mark += "q";
+  strings.length = 0;
+  visit(doc, {
     Map(_key, node: YAMLMap) {
       // The same key order as the fast path, whatever order the pairs came in.
       node.items = sortByGoYaml(node.items, pairKey);
     },
-    Scalar(_key, node: Scalar) {
+    Scalar(key, node: Scalar) {
       if (typeof node.value !== "string") return;
-      const text = node.value;
-      if (text.includes("\n")) {
-        if (!NEEDS_DOUBLE_QUOTES.test(text.replace(/\n/g, ""))) node.type = "BLOCK_LITERAL";
-        else node.type = "QUOTE_DOUBLE";
-      } else if (goResolvesNonString(text) || NEEDS_DOUBLE_QUOTES.test(text)) {
-        node.type = "QUOTE_DOUBLE";
-      } else if (text.includes("'") && stringify(text, { singleQuote: true }).startsWith('"')) {
-        // libyaml falls back to single quotes (escaping ' as ''), never to double.
-        node.type = "QUOTE_SINGLE";
+      if (key === null) {
+        // A document that is one string (never a Kubernetes object).
+        if (goResolvesNonString(node.value)) node.type = "QUOTE_DOUBLE";
+        return;
       }
+      node.value = `${mark}${strings.push(node.value) - 1}x`;
+      keys.push(key === "key");
+      node.type = "PLAIN";
     },
   });
-  return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+  const text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+  if (strings.length === 0) return text;
+  let out = "";
+  let last = 0;
+  for (const m of text.matchAll(new RegExp(`${mark}(\\d+)x`, "g"))) {
+    const i = Number(m[1]);
+    out += text.slice(last, m.index);
+    last = m.index + m[0].length;
+    // A literal block may end a line with a raw LS or PS, line breaks to go-yaml.
+    let lineStart = out.lastIndexOf("\n") + 1;
+    const tail = out.slice(lineStart);
+    lineStart += Math.max(tail.lastIndexOf("\u2028"), tail.lastIndexOf("\u2029")) + 1;
+    if (keys[i]) {
+      out += goYamlScalar(strings[i]!, out.length - lineStart, 0, true).text;
+      continue;
+    }
+    // `key: ` or `- ` precedes the value: go-yaml writes its own space.
+    out = out.slice(0, -1);
+    const before = out.slice(lineStart);
+    const container = before.endsWith("-")
+      ? before.length - 1
+      : (/^(?: *- )* */.exec(before)?.[0].length ?? 0);
+    const r = goYamlScalar(strings[i]!, before.length, container);
+    out += r.text;
+    if (r.endsLine && text[last] === "\n") last++;
+  }
+  return out + text.slice(last);
 }
 
 // ---------------------------------------------------------------------------
@@ -402,24 +442,30 @@ function isExponent(s: string): boolean {
   return (c === 101 || c === 69) && EXPONENT.test(s);
 }
 
-const scalarCache = new Map<string, string | null>();
+const scalarCache = new Map<string, string>();
 
-/** A string scalar as it follows `key: ` or `- `, or null when not on one line. */
-function yamlScalar(value: string): string | null {
+/**
+ * A string scalar as it follows an indicator (`key:` or `-`) that ends at
+ * `column` in a container at `indent`: its text from the space after the
+ * indicator to the end of its last line, newline included.
+ */
+function yamlScalar(value: string, column: number, indent: number): string {
   if (
-    (PLAIN_WORD.test(value) || PLAIN.test(value)) &&
+    (PLAIN_WORD.test(value) ||
+      // Spaces: go-yaml folds at a space past column 80.
+      (column + value.length <= 80 && PLAIN.test(value))) &&
     (value.length > 5 || !KEYWORDS.has(value.toLowerCase())) &&
     !isExponent(value)
   ) {
-    return value;
+    return " " + value + "\n";
   }
-  let out = scalarCache.get(value);
+  const id = column + "," + indent + "," + value;
+  let out = scalarCache.get(id);
   if (out === undefined) {
-    const text = toYamlByLibrary({ k: value });
-    const body = text.slice(3, -1);
-    out = text.startsWith("k: ") && text.endsWith("\n") && !body.includes("\n") ? body : null;
+    const r = goYamlScalar(value, column, indent);
+    out = r.endsLine ? r.text : r.text + "\n";
     if (scalarCache.size >= 10_000) scalarCache.clear();
-    scalarCache.set(value, out);
+    scalarCache.set(id, out);
   }
   return out;
 }
@@ -442,17 +488,23 @@ function orderedKeys(map: Record<string, unknown>): string[] | null {
   return keys;
 }
 
-/** A leaf value as it follows `key: ` or `- `; undefined for a collection, null to give up. */
-function yamlLeaf(v: unknown): string | null | undefined {
-  if (typeof v === "string") return yamlScalar(v);
-  if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : null;
-  if (typeof v === "boolean") return v ? "true" : "false";
-  if (v === null) return "null";
-  if (Array.isArray(v)) return v.length === 0 ? "[]" : undefined;
+/**
+ * A leaf value as it follows an indicator ending at `column` in a container
+ * at `indent` (from the space to its last newline); undefined for a
+ * non-empty collection, null to give up.
+ */
+function yamlLeaf(v: unknown, column: number, indent: number): string | null | undefined {
+  if (typeof v === "string") return yamlScalar(v, column, indent);
+  if (typeof v === "number") {
+    return Number.isSafeInteger(v) && !Object.is(v, -0) ? " " + v + "\n" : null;
+  }
+  if (typeof v === "boolean") return v ? " true\n" : " false\n";
+  if (v === null) return " null\n";
+  if (Array.isArray(v)) return v.length === 0 ? " []\n" : undefined;
   // Plain objects only: a Date, Map, Uint8Array … is the library's to render.
   const proto = isObject(v) ? Object.getPrototypeOf(v) : undefined;
   if (proto === Object.prototype || proto === null) {
-    return Object.keys(v as object).length === 0 ? "{}" : undefined;
+    return Object.keys(v as object).length === 0 ? " {}\n" : undefined;
   }
   return null;
 }
@@ -465,18 +517,10 @@ function yamlMap(map: Record<string, unknown>, indent: string): string | null {
   for (const key of keys) {
     const v = map[key];
     if (v === undefined) return null;
-    const leaf = yamlLeaf(v);
-    if (leaf === null) {
-      if (typeof v !== "string") return null;
-      // A multi-line string (a block literal): the library's rendering of this one
-      // pair, its lines moved to this indent (block content is relative to its key).
-      const pair = toYamlByLibrary({ [key]: v });
-      if (!pair.startsWith(key + ":")) return null;
-      out += indent === "" ? pair : pair.replace(/^(?=.)/gm, indent);
-      continue;
-    }
+    const leaf = yamlLeaf(v, indent.length + key.length + 1, indent.length);
+    if (leaf === null) return null;
     if (leaf !== undefined) {
-      out += indent + key + ": " + leaf + "\n";
+      out += indent + key + ":" + leaf;
       continue;
     }
     const inner = Array.isArray(v)
@@ -492,10 +536,10 @@ function yamlMap(map: Record<string, unknown>, indent: string): string | null {
 function yamlSeq(list: readonly unknown[], indent: string): string | null {
   let out = "";
   for (const v of list) {
-    const leaf = yamlLeaf(v);
+    const leaf = yamlLeaf(v, indent.length + 1, indent.length);
     if (leaf === null) return null;
     if (leaf !== undefined) {
-      out += indent + "- " + leaf + "\n";
+      out += indent + "-" + leaf;
       continue;
     }
     if (Array.isArray(v)) return null;
@@ -509,7 +553,7 @@ function yamlSeq(list: readonly unknown[], indent: string): string | null {
 /** {@link toYaml} for plain data, or null when the value needs the yaml library. */
 function fastYaml(value: unknown): string | null {
   // A scalar or an empty collection on its own is a document of its own kind: left to the library.
-  if (yamlLeaf(value) !== undefined) return null;
+  if (yamlLeaf(value, 0, 0) !== undefined) return null;
   return Array.isArray(value) ? yamlSeq(value, "") : yamlMap(value as Record<string, unknown>, "");
 }
 
@@ -757,10 +801,6 @@ function goYamlLessAsciiRuns(a: string, b: string, i: number): boolean {
   if (ai !== bi) return ai < bi;
   return ac < bc;
 }
-
-// Characters libyaml will not put in plain or single-quoted scalars.
-// deno-lint-ignore no-control-regex
-const NEEDS_DOUBLE_QUOTES = /[\t\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 
 const GO_NON_STRINGS = new Set([
   ...["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"],

@@ -2,12 +2,14 @@
  * A fast YAML emitter for many small manifests of fixed shape (maps of
  * strings, as Secrets are), byte-identical to `renderObjects(objects, "yaml")`:
  * scalars that are trivially plain are written directly, every other scalar
- * is rendered once by `toYaml` and cached, and any object with another shape
- * (arrays, numbers, multi-line text, empty maps) goes through `toYaml` whole.
+ * is rendered once by go-yaml's rules (`k8s/goyaml_scalar`) and cached, and
+ * any object with another shape (arrays, numbers, empty maps) goes through
+ * `toYaml` whole.
  *
  * @module
  */
 
+import { goYamlScalar } from "../k8s/goyaml_scalar.ts";
 import { toYaml } from "../k8s/manifest.ts";
 import { isObject } from "../base/object.ts";
 
@@ -21,21 +23,24 @@ const EXPONENT = /^[eE][-+]?[0-9]+$/;
 const ALNUM = /^[a-z0-9]+$/;
 const NON_NUMERIC_LETTER = /[g-np-wyz]/;
 
-/** Renders scalars, caching what `toYaml` says about the unusual ones. */
+/** Renders scalars, caching go-yaml's rendering of the unusual ones. */
 class ScalarCache {
-  #cache = new Map<string, string | null>();
+  #cache = new Map<string, string>();
 
-  /** The scalar as it appears after `key: `, or `null` if not single-line. */
-  render(value: string): string | null {
+  /**
+   * The scalar as it follows `key:` ending at `column` in a map at `indent`:
+   * from its space to its last newline.
+   */
+  render(value: string, column: number, indent: number): string {
     if (SAFE.test(value) || (ALNUM.test(value) && NON_NUMERIC_LETTER.test(value))) {
-      if (!KEYWORDS.has(value.toLowerCase()) && !EXPONENT.test(value)) return value;
+      if (!KEYWORDS.has(value.toLowerCase()) && !EXPONENT.test(value)) return " " + value + "\n";
     }
-    let out = this.#cache.get(value);
+    const id = column + "," + indent + "," + value;
+    let out = this.#cache.get(id);
     if (out === undefined) {
-      const text = toYaml({ k: value });
-      const body = text.slice(3, -1);
-      out = text.startsWith("k: ") && text.endsWith("\n") && !body.includes("\n") ? body : null;
-      if (this.#cache.size < 100_000) this.#cache.set(value, out);
+      const r = goYamlScalar(value, column, indent);
+      out = r.endsLine ? r.text : r.text + "\n";
+      if (this.#cache.size < 100_000) this.#cache.set(id, out);
     }
     return out;
   }
@@ -78,9 +83,8 @@ function emitMap(map: Record<string, unknown>, indent: string, cache: ScalarCach
   for (const key of keys) {
     const value = map[key];
     if (typeof value === "string") {
-      const text = cache.render(value);
-      if (text === null) return null;
-      out += indent + key + ": " + text + "\n";
+      out += indent + key + ":" +
+        cache.render(value, indent.length + key.length + 1, indent.length);
     } else if (isObject(value)) {
       const inner = emitMap(value, indent + "  ", cache);
       if (inner === null) return null;
