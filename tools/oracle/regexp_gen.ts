@@ -547,13 +547,42 @@ const BYTES = [
   0x90,
 ];
 
+/** Letters whose case folding matters, for alternations the parser factors. */
+const FOLDY = ["a", "A", "b", "B", "k", "K", "\u212a", "σ", "Σ", "ς", "0", "s", "\u017f"];
+
+/**
+ * An alternation of arms sharing prefixes, each arm case-sensitive or not
+ * (`(?i:…)`, a `(?i)` mid-arm, `[aA]`): the parser's factoring of common
+ * prefixes and first pieces is where folded and unfolded literals meet
+ * (golang/go#59007).
+ */
+function factoringPattern(r: Rng): string {
+  const base = Array.from({ length: 1 + r.int(2) }, () => r.pick(FOLDY)).join("");
+  const arms = Array.from({ length: 2 + r.int(3) }, () => {
+    let arm = base.slice(0, 1 + r.int(base.length)) +
+      Array.from({ length: r.int(3) }, () => r.pick(FOLDY)).join("");
+    if (r.chance(0.2)) arm += r.pick(["+", "*", "?", "{2}", "[aA]", "."]);
+    const w = r.int(5);
+    if (w === 0) arm = `(?i:${arm})`;
+    else if (w === 1) arm = `${arm.slice(0, 1)}(?i)${arm.slice(1)}`;
+    else if (w === 2) arm = `[${arm[0]}${arm[0]!.toUpperCase()}]${arm.slice(1)}`;
+    return arm;
+  });
+  return (r.chance(0.2) ? "(?i)" : "") + (r.chance(0.3) ? "^(?:" : "(") + arms.join("|") + ")" +
+    (r.chance(0.3) ? "$" : "");
+}
+
 /** One case. */
 export function regexpCase(r: Rng): RegexpCase {
   let p: string;
   const k = r.int(100);
   if (k < 18) p = r.pick(SHAPES);
   else if (k < 25) p = r.pick(SHAPES) + seq(r, 1, 1);
-  else p = (r.chance(0.15) ? r.pick(FLAGS) : "") + seq(r, 0, 1 + r.int(5));
+  else if (k < 32) {
+    p = factoringPattern(r);
+    const s = Array.from({ length: r.int(6) }, () => r.pick(FOLDY)).join("");
+    return { p, s: r.chance(0.5) ? s : input(r, p) };
+  } else p = (r.chance(0.15) ? r.pick(FLAGS) : "") + seq(r, 0, 1 + r.int(5));
   if (r.chance(0.08)) {
     // Raw bytes: invalid UTF-8 that Go reads as U+FFFD one byte at a time.
     const b = Uint8Array.from({ length: r.int(6) }, () => r.pick(BYTES));
