@@ -625,7 +625,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     const wantCn = c.commonName ?? csr?.subject.commonName ?? opts.spec?.nodeName ??
       cert.subject.commonName;
     checkAgainst(source, cert, { commonName: wantCn, organization: c.organization }, c.usages, csr);
-    if (source === crt) {
+    if (source === crt || (onDisk !== undefined && text(onDisk) === pem)) {
       lines.push(`[certs] Using existing ${c.baseName} certificate and key on disk`);
       continue;
     }
