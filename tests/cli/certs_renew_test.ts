@@ -1,0 +1,140 @@
+/**
+ * `joinkit certs renew` through the real CLI: kubeadm's lines, the tree
+ * still kubeadm's after it (doctor), `certs check-expiration` printing the
+ * very table real kubeadm v1.32.5 printed for a tree renewed at the same
+ * instant (tests/fixtures/kubeadm_pki/renew/), and each refusal as one
+ * line with nothing written.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { repoPath, runCli, tempDir } from "../_cli.ts";
+
+const FIXTURES = repoPath("tests", "fixtures", "kubeadm_pki");
+const RENEW = path.join(FIXTURES, "renew");
+
+const root = tempDir("joinkit-certs-renew-");
+globalThis.addEventListener("unload", root.cleanup);
+let n = 0;
+const fresh = () => path.join(root.dir, `t${n++}`);
+
+/** The sample configuration of the kubeadm run, with ECDSA keys (the table does not depend on them). */
+const CONFIG = path.join(root.dir, "sample-ecdsa.yaml");
+fs.writeFileSync(
+  CONFIG,
+  fs.readFileSync(path.join(FIXTURES, "sample_rsa2048.yaml"), "utf8").replace(
+    "kind: ClusterConfiguration\n",
+    "kind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
+  ),
+);
+
+function snapshot(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(path.relative(dir, p), fs.readFileSync(p, "latin1"));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A tree made as in the kubeadm run (joinkit certs generate at 2026-01-01). */
+async function tree(): Promise<string> {
+  const out = fresh();
+  const r = await runCli([
+    "certs",
+    "generate",
+    "--config",
+    CONFIG,
+    "--out-dir",
+    out,
+    "--now",
+    "2026-01-01T00:00:00Z",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return out;
+}
+
+Deno.test("CLI certs renew all: kubeadm's lines; then check-expiration prints the table kubeadm printed for its renewal at the same instant", async () => {
+  const dir = await tree();
+  const before = snapshot(dir);
+  const r = await runCli([
+    "certs",
+    "renew",
+    "all",
+    "--out-dir",
+    dir,
+    "--config",
+    CONFIG,
+    "--now",
+    "2026-11-28T18:09:35Z",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "");
+  const kubeadm = JSON.parse(fs.readFileSync(path.join(RENEW, "kubeadm_renew_all.json"), "utf8"));
+  assert.equal(r.stderr, kubeadm.lines.join("\n") + "\n");
+  const after = snapshot(dir);
+  for (const f of kubeadm.untouched as string[]) assert.equal(after.get(f), before.get(f), f);
+  assert.notEqual(after.get("pki/apiserver.key"), before.get("pki/apiserver.key"));
+  const exp = await runCli([
+    "certs",
+    "check-expiration",
+    dir,
+    "--config",
+    CONFIG,
+    "--now",
+    "2026-11-28T18:09:44Z",
+  ]);
+  assert.equal(exp.code, 0, exp.stderr);
+  // joinkit adds kubelet.conf's row (the kubelet's own certificate); the rest is kubeadm's, byte for byte.
+  const ours = exp.stdout.split("\n").filter((l) => !l.startsWith("kubelet.conf ")).join("\n");
+  assert.equal(
+    ours,
+    fs.readFileSync(path.join(RENEW, "kubeadm_check_expiration_after_renew.txt"), "utf8"),
+  );
+  const doc = await runCli(["doctor", dir, "--config", CONFIG, "--now", "2026-11-28T18:09:44Z"]);
+  assert.equal(doc.code, 0, doc.stdout + doc.stderr);
+});
+
+Deno.test("CLI certs renew refuses with one line and writes nothing: external CA, unknown name, mixed all; no NAME is a usage error", async () => {
+  const dir = await tree();
+  fs.rmSync(path.join(dir, "pki", "etcd", "ca.key"));
+  const before = snapshot(dir);
+  const cases: [string[], number, string][] = [
+    [
+      ["all"],
+      1,
+      "error: Detected external etcd/ca, certificate the apiserver uses to access etcd can't be renewed\n",
+    ],
+    [
+      ["etcd-server"],
+      1,
+      "error: Detected external etcd/ca, certificate for serving etcd can't be renewed\n",
+    ],
+    [
+      ["kubelet.conf"],
+      1,
+      "error: kubelet.conf is not a valid certificate for this cluster (one of: all, admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client, controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server, front-proxy-client, scheduler.conf, super-admin.conf)\n",
+    ],
+    [["all", "apiserver"], 2, "error: all cannot be combined with certificate names\n"],
+    [[], 2, "error: missing argument: all|NAME\n"],
+  ];
+  for (const [names, code, stderr] of cases) {
+    const r = await runCli(["certs", "renew", ...names, "--out-dir", dir]);
+    assert.equal(r.code, code, `${names}: ${r.stderr}`);
+    assert.equal(r.stderr, stderr, names.join(" "));
+    assert.deepEqual(snapshot(dir), before, `${names}: nothing written`);
+  }
+  // What the etcd CA does not sign still renews; a missing file is kubeadm's MISSING! line.
+  fs.rmSync(path.join(dir, "pki", "apiserver.crt"));
+  const r = await runCli(["certs", "renew", "apiserver", "front-proxy-client", "--out-dir", dir]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    "MISSING! certificate for serving the Kubernetes API\ncertificate for the front proxy client renewed\n",
+  );
+});
