@@ -358,15 +358,18 @@ async function scanDir(
 
 /** Names the issuing CA of every certificate kubeadm does not name, by issuer and subject. */
 function resolveCaNames(certs: ExpiryEntry[], cas: readonly ExpiryEntry[]): void {
-  const bySubject = new Map<string, string>();
+  const bySubject = new Map<string, ExpiryEntry>();
   for (const ca of cas) {
     if (ca.cert) {
       const key = formatName(ca.cert.subject);
-      if (!bySubject.has(key)) bySubject.set(key, ca.name);
+      if (!bySubject.has(key)) bySubject.set(key, ca);
     }
   }
   for (const e of certs) {
     if (e.caName !== "" || !e.cert) continue;
-    e.caName = bySubject.get(formatName(e.cert.issuer)) ?? "";
+    const ca = bySubject.get(formatName(e.cert.issuer));
+    e.caName = ca?.name ?? "";
+    // Signed by a CA whose key is absent (kubelet.conf in an external-CA tree): externally managed too.
+    if (ca?.externallyManaged) e.externallyManaged = true;
   }
 }

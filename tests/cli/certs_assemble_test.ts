@@ -101,6 +101,8 @@ Deno.test("CLI certs assemble completes the tree; doctor and check-expiration --
   assert.equal(exp.code, 0, exp.stderr);
   // kubeadm's rows for an external CA: every certificate externally managed.
   assert.match(exp.stdout, /^apiserver +Jun 04, 2027 10:00 UTC +\S+ +ca +yes {5}$/m);
+  // joinkit's extra kubelet.conf row: its CA's key is absent too.
+  assert.match(exp.stdout, /^kubelet\.conf +.* ca +yes {5}$/m);
   assert.match(exp.stdout, /^super-admin\.conf +\S+ \d\d, \d{4} \d\d:\d\d UTC +\S+ +ca +yes {5}$/m);
   assert.match(exp.stdout, /^front-proxy-ca +\S+ \d\d, \d{4} \d\d:\d\d UTC +\S+ +yes {5}$/m);
   const before = snapshot(node);
