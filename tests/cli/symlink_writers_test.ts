@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { repoPath, runCli, runInProcess, tempDir } from "../_cli.ts";
 import { opensslCa } from "../_csr_pki.ts";
+import { generateX25519Identity, identityToRecipient } from "age-encryption";
 import { refuseLinks } from "../../commands/_io.ts";
 import { COMMANDS } from "../../commands/_table.ts";
 
@@ -63,9 +64,12 @@ async function inputs() {
   return { secret, join, csrPem: path.join(dir, "kubelet-client.csr"), csrObj };
 }
 const IN = await inputs();
+const AGE_RECIPIENT = await identityToRecipient(await generateX25519Identity());
 
 interface Writer {
   command: string;
+  /** What the test names it by, when one command has several rows. */
+  label?: string;
   /** The arguments that write into `dir` (an out dir, or `dir/<file>` for --out). */
   args: (dir: string) => string[];
   /** Exit codes of a successful write (csr approve writes and says 3 for a refusal). */
@@ -89,6 +93,26 @@ const WRITERS: Writer[] = [
   {
     command: "init",
     args: (d) => ["init", ...SERVER, "--ca", ca.crt, "--out-dir", d, ...NOW],
+    outDir: true,
+  },
+  {
+    // With a protected Secret, init writes a kustomize directory: credentials under private/.
+    command: "init",
+    label: "init --age-recipient",
+    args: (d) => [
+      "init",
+      ...SERVER,
+      "--ca",
+      ca.crt,
+      "--age-recipient",
+      AGE_RECIPIENT,
+      "--token",
+      TOKEN,
+      "--out-dir",
+      d,
+      ...NOW,
+    ],
+    subdir: "private",
     outDir: true,
   },
   {
@@ -155,6 +179,25 @@ const WRITERS: Writer[] = [
       path.join(d, "certs.yaml"),
       ...NOW,
     ],
+  },
+  {
+    command: "upload-certs",
+    // A generated certificate key goes to private/ (0600).
+    label: "upload-certs --out-dir --age-recipient",
+    args: (d) => [
+      "upload-certs",
+      "--pki-dir",
+      PKI,
+      "--token",
+      TOKEN,
+      "--age-recipient",
+      AGE_RECIPIENT,
+      "--out-dir",
+      d,
+      ...NOW,
+    ],
+    subdir: "private",
+    outDir: true,
   },
   {
     command: "discovery-file",
@@ -271,7 +314,7 @@ function assertLinkRefused(
 const HAS = new Set(COMMANDS.map((e) => e.name));
 
 for (const w of WRITERS.filter((w) => w.fileLinks !== false)) {
-  Deno.test(`run() ${w.command} refuses to write through a linked file; the target is untouched`, async () => {
+  Deno.test(`run() ${w.label ?? w.command} refuses to write through a linked file; the target is untouched`, async () => {
     if (!HAS.has(w.command)) return;
     const entry = COMMANDS.find((e) => e.name === w.command)!;
     const { command } = await entry.load();
@@ -298,7 +341,7 @@ for (const w of WRITERS.filter((w) => w.fileLinks !== false)) {
 }
 
 for (const w of WRITERS.filter((w) => w.subdir !== undefined)) {
-  Deno.test(`CLI ${w.command} refuses a linked subdirectory of --out-dir; the link's target stays empty`, async () => {
+  Deno.test(`CLI ${w.label ?? w.command} refuses a linked subdirectory of --out-dir; the link's target stays empty`, async () => {
     const d = fresh();
     fs.mkdirSync(d);
     const elsewhere = `${d}-elsewhere`;
@@ -314,7 +357,7 @@ for (const w of WRITERS.filter((w) => w.subdir !== undefined)) {
 }
 
 for (const w of WRITERS.filter((w) => w.outDir)) {
-  Deno.test(`run() ${w.command}: an --out-dir the user names may be a link (its target gets the files)`, async () => {
+  Deno.test(`run() ${w.label ?? w.command}: an --out-dir the user names may be a link (its target gets the files)`, async () => {
     const entry = COMMANDS.find((e) => e.name === w.command)!;
     const { command } = await entry.load();
     if (!("out-dir" in command.options)) return;
