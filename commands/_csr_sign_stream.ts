@@ -122,7 +122,7 @@ export async function signStream(ctx: Context, o: StreamOptions): Promise<number
           ctx.stderr(`error: ${r.error.message}`);
           code ||= (r.error as JoinkitError).exitCode;
         }
-          if (r.certPem && !signed) {
+        if (r.certPem && !signed) {
           open();
           signed = true;
           sink!.write(head + waiting.join(""));
