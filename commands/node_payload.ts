@@ -12,18 +12,18 @@ import { Buffer } from "node:buffer";
 import * as path from "node:path";
 import { CheckError, InputError, quote, UsageError } from "../lib/base/errors.ts";
 import { aggregateErrors } from "../lib/go/aggregate.ts";
-import { parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
+import { type ParsedKubeconfig, parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
 import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import {
   decodeJoinConfiguration,
   JOIN_KIND,
   type JoinConfig,
   joinConfigObject,
-  validateJoinConfig,
 } from "../lib/kubeadm/join_config.ts";
 import {
   cloudConfig,
   type PayloadFile,
+  payloadJoinProblems,
   refuseUnreadableJoinYaml,
 } from "../lib/phases/node_payload.ts";
 import { ignitionConfig } from "../lib/phases/node_payload_ignition.ts";
@@ -124,11 +124,12 @@ Usage:
 ${FLAGS.help}
 Refusals: a node name that cannot be a Node name (DNS-1123 subdomain): exit
 2 for --node, 1 in NODES; --config not a JoinConfiguration: exit 1; one that
-kubeadm would refuse: exit 3; a discovery path that is relative, not fully
-simplified or collides with another file: exit 2; a value kubeadm's YAML
-reader would refuse or misread (DEL, NEL …): exit 2; a discovery
-kubeconfig that is not UTF-8: exit 1; a payload that fails its read-back:
-exit 3. Nothing is written on any refusal.
+kubeadm would refuse: exit 3 (file discovery without a TLS bootstrap token
+whose --discovery-kubeconfig has no credentials, too); a discovery path that
+is relative, not fully simplified or collides with another file: exit 2; a
+value with an unpaired UTF-16 surrogate (kubeadm's YAML reader refuses it):
+exit 2; a discovery kubeconfig that is not UTF-8: exit 1; a payload that
+fails its read-back: exit 3. Nothing is written on any refusal.
 
 ${EXIT_CODES}
 
@@ -178,6 +179,8 @@ Examples:
         `--discovery-kubeconfig: ${source} has no file discovery with a path (discovery.file.kubeConfigPath)`,
       );
     }
+    // The carried discovery kubeconfig: kubeadm join needs credentials in it without a TLS bootstrap token.
+    let discoveryKubeconfig: ParsedKubeconfig | undefined;
     if (onNode !== undefined) {
       const problem = userFilePathProblem(onNode, {
         format,
@@ -191,6 +194,7 @@ Examples:
         throw new InputError(`${k.name}: not UTF-8 text: a kubeconfig is YAML`);
       }
       const parsed = parseKubeconfig(k.text, k.name);
+      discoveryKubeconfig = parsed;
       const secret = parsed.users.some((u) => u.hasCredentials);
       files.push({
         path: onNode,
@@ -207,7 +211,7 @@ Examples:
         nodeRegistration: { ...config.nodeRegistration },
       };
       if (node !== undefined) cfg.nodeRegistration.name = node;
-      const errs = validateJoinConfig(cfg);
+      const errs = payloadJoinProblems(cfg, discoveryKubeconfig);
       if (errs.length) {
         throw new CheckError(
           `${source}${node !== undefined ? ` (node ${node})` : ""}: ${aggregateErrors(errs)}`,
@@ -215,7 +219,7 @@ Examples:
       }
       const object = joinConfigObject(cfg, version);
       const joinYaml = toYaml(object);
-      refuseUnreadableJoinYaml(joinYaml, object, source);
+      refuseUnreadableJoinYaml(object, source);
       const input = { joinYaml, controlPlane: cfg.controlPlane !== undefined, files };
       const text = format === "cloud-config"
         ? cloudConfig(input)

@@ -27,13 +27,9 @@ import { Buffer } from "node:buffer";
 import { load, YAML11_SCHEMA } from "js-yaml";
 import { CheckError, UsageError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
-import {
-  blockScalarSafe,
-  shellJoin,
-  yaml11UnsafeChar,
-  yamlQuotedMisread,
-  yamlScalar,
-} from "./node_payload_text.ts";
+import type { ParsedKubeconfig } from "../k8s/kubeconfig_read.ts";
+import { type JoinConfig, validateJoinConfig } from "../kubeadm/join_config.ts";
+import { blockScalarSafe, shellJoin, yaml11UnsafeChar, yamlScalar } from "./node_payload_text.ts";
 
 /** Where CABPK's cloud-config puts the JoinConfiguration. */
 export const CLOUD_INIT_JOIN_CONFIG = "/run/kubeadm/kubeadm-join-config.yaml";
@@ -239,23 +235,47 @@ export function checkCloudConfig(text: string, input: PayloadInput): void {
 }
 
 /**
- * Refuses (exit 2) a JoinConfiguration whose YAML holds, raw in a quoted
- * value, a character kubeadm's YAML reader (go-yaml, YAML 1.1) refuses
- * (DEL, C1 controls: the whole file is unreadable on the node) or reads as
- * something else (NEL as a space, spaces around U+2028 dropped), naming the
- * field of `object` that holds it: kubeadm would join with something other
- * than what joinkit judged, or not at all.
+ * kubeadm's judgement of the JoinConfiguration a payload carries
+ * (`validateJoinConfig`), told whether the discovery kubeconfig carried
+ * with it (if any) has credentials: its current context's user, as
+ * kubeadm's `HasAuthenticationCredentials` looks. File discovery with
+ * neither such credentials nor a TLS bootstrap token is what `kubeadm join`
+ * refuses (with `NO_DISCOVERY_CREDENTIALS`, kubeadm's text). Returns the error
+ * texts, `[]` when valid.
+ *
+ * @example
+ * ```ts ignore
+ * payloadJoinProblems(cfg, parseKubeconfig(text, "discovery.conf")); // [NO_DISCOVERY_CREDENTIALS]
+ * ```
  */
-export function refuseUnreadableJoinYaml(joinYaml: string, object: unknown, source: string): void {
-  const bad = yamlQuotedMisread(joinYaml);
-  if (bad === undefined) return;
-  const field = findField(object, (s) => yamlQuotedMisread(s)?.char === bad.char) ?? "a value";
-  const what = bad.char === "U+2028" || bad.char === "U+2029"
-    ? `${bad.char} next to a space or tab, which kubeadm's YAML reader (go-yaml, YAML 1.1) drops`
-    : bad.effect === "refused"
-    ? `${bad.char}, which kubeadm's YAML reader (go-yaml, YAML 1.1) refuses: "control characters are not allowed"`
-    : `${bad.char}, which kubeadm's YAML reader (go-yaml, YAML 1.1) reads as a space`;
-  throw new UsageError(`${source}: ${field} holds ${what}`);
+export function payloadJoinProblems(cfg: JoinConfig, discovery?: ParsedKubeconfig): string[] {
+  if (discovery === undefined) return validateJoinConfig(cfg);
+  const userName = discovery.contextUsers.get(discovery.currentContext);
+  const user = discovery.users.find((u) => u.name === userName);
+  return validateJoinConfig(cfg, { discoveryFileHasCredentials: user?.hasCredentials === true });
+}
+
+// A UTF-16 surrogate without its pair: no Go string can hold it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Refuses (exit 2) a JoinConfiguration with a key or value that holds an
+ * unpaired UTF-16 surrogate, naming its field: `toYaml` can only write it as
+ * an escape (`\uD800`) that kubeadm's YAML reader refuses ("found invalid
+ * Unicode character escape code"). Every other string reads back unchanged,
+ * since `toYaml` writes what go-yaml writes (tests/fixtures/yaml).
+ *
+ * @example
+ * ```ts
+ * refuseUnreadableJoinYaml({ a: "\ud800" }, "join.yaml"); // throws UsageError
+ * ```
+ */
+export function refuseUnreadableJoinYaml(object: unknown, source: string): void {
+  const field = findField(object, (s) => LONE_SURROGATE.test(s));
+  if (field === undefined) return;
+  throw new UsageError(
+    `${source}: ${field} holds an unpaired surrogate, which kubeadm's YAML reader (go-yaml) refuses: "found invalid Unicode character escape code"`,
+  );
 }
 
 /** The dotted path of the first string in `v` that `test` accepts. */

@@ -10,7 +10,9 @@
  * and inside a block scalar it ends the line or stops the reader (PyYAML:
  * "unacceptable character"). C0 and C1 controls, DEL and unpaired
  * surrogates stop both PyYAML and go-yaml ("control characters are not
- * allowed"). Such characters may reach a payload only escaped.
+ * allowed"). Such characters may reach a payload only escaped. (The
+ * JoinConfiguration itself is written by `toYaml` exactly as go-yaml writes
+ * it, escapes included, and go-yaml reads that back unchanged.)
  *
  * @module
  */
@@ -45,46 +47,6 @@ export function yaml11UnsafeChar(text: string): string | undefined {
   if (!m) return undefined;
   return "U+" + m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
 }
-
-// Raw in a double-quoted scalar, refused by go-yaml ("control characters are not allowed") and
-// PyYAML ("unacceptable character"): C0 controls but tab, LF and CR; DEL; C1 controls but NEL;
-// U+FFFE, U+FFFF; unpaired surrogates.
-// deno-lint-ignore no-control-regex
-const QUOTED_REFUSED =
-  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-// Raw in a double-quoted scalar, read as something else by both: CR and NEL (line breaks,
-// folded into a space), and a space or tab next to U+2028/U+2029 (dropped around the break).
-const QUOTED_CHANGED = /\r|\u0085|[ \t][\u2028\u2029]|[\u2028\u2029][ \t]/;
-
-/**
- * What YAML 1.1 readers (kubeadm's go-yaml through sigs.k8s.io/yaml,
- * cloud-init's PyYAML) make of `text` standing raw inside a double-quoted
- * scalar, where joinkit's YAML writer leaves some characters unescaped:
- * undefined when they read it back as written, else the first offending
- * character and whether the reader refuses the whole document or reads
- * another value (both readers agree on every row of
- * tests/fixtures/node_payload/yaml11_quoted_verdicts.json).
- *
- * @example
- * ```ts
- * yamlQuotedMisread("a\x7fb"); // { char: "U+007F", effect: "refused" }
- * yamlQuotedMisread("a\u0085b"); // { char: "U+0085", effect: "changed" }
- * yamlQuotedMisread("a\u2028b"); // undefined: kept as it is
- * ```
- */
-export function yamlQuotedMisread(
-  text: string,
-): { char: string; effect: "refused" | "changed" } | undefined {
-  const refused = QUOTED_REFUSED.exec(text);
-  const changed = QUOTED_CHANGED.exec(text);
-  if (!refused && !changed) return undefined;
-  const first = refused && (!changed || refused.index <= changed.index)
-    ? { m: refused[0], effect: "refused" as const }
-    : { m: /[\r\u0085\u2028\u2029]/.exec(changed![0])![0], effect: "changed" as const };
-  return { char: codePoint(first.m), effect: first.effect };
-}
-
-const codePoint = (c: string) => "U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
 
 /**
  * Whether `content` survives CABPK's `content: |` block (indented six

@@ -413,50 +413,116 @@ Deno.test("CLI node-payload places a file:// kubeConfigPath at its path, as kube
   assert.match(missing.stderr, /reads \/etc\/kubernetes\/disc overy\.conf on the node/);
 });
 
-Deno.test("CLI node-payload refuses a value kubeadm's go-yaml would refuse or misread (exit 2, the field named, nothing written)", async () => {
-  const rows: [string, RegExp][] = [
-    [
-      "unreadable-join.yaml",
-      /\[0\]\.value holds U\+007F, which kubeadm's YAML reader \(go-yaml, YAML 1\.1\) refuses: "control characters are not allowed"\n$/,
-    ],
-    [
-      "unreadable-nel-join.yaml",
-      /\[0\]\.value holds U\+0085, which kubeadm's YAML reader \(go-yaml, YAML 1\.1\) reads as a space\n$/,
-    ],
+/** The JoinConfiguration a cloud-config carries (block scalar or base64). */
+function carriedJoin(cloudConfig: string): string {
+  const m =
+    /- {3}path: \/run\/kubeadm\/kubeadm-join-config\.yaml\n(?: {4}encoding: "base64"\n)?(?: {4}.*\n)*? {4}content: \|\n((?: {6}.*\n| *\n)*)/
+      .exec(cloudConfig);
+  assert.ok(m, cloudConfig);
+  const body = m[1]!.replace(/^ {6}/gm, "");
+  return cloudConfig.includes('encoding: "base64"')
+    ? Buffer.from(body.trim(), "base64").toString("utf8")
+    : body;
+}
+
+Deno.test("CLI node-payload carries DEL, NEL and U+2028 values as go-yaml writes them (kubeadm reads them back; fixture verdicts)", async () => {
+  // [fixture, the value's line as go-yaml v2 writes it, base64 (raw U+2028 is not block-safe)]
+  const rows: [string, string, boolean][] = [
+    ["unreadable-join.yaml", '    value: "a\\x7Fb"\n', false],
+    ["unreadable-nel-join.yaml", '    value: "a\\Nb"\n', false],
+    ["u2028-join.yaml", "    value: 'c\u2028      d'\n", true],
   ];
-  for (const [fixture, want] of rows) {
-    const out = fresh();
-    const r = await runCli([
-      "node-payload",
-      "--config",
-      `${FIXTURES}/${fixture}`,
-      "--node",
-      "w-1",
-      "--out-dir",
-      out,
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, want);
-    assert.equal(fs.existsSync(out), false);
+  for (const [fixture, line, base64] of rows) {
+    const r = await runCli(["node-payload", "--config", `${FIXTURES}/${fixture}`, "--node", "w-1"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.includes('encoding: "base64"'), base64, fixture);
+    assert.ok(carriedJoin(r.stdout).includes(line), fixture);
+    assert.doesNotMatch(
+      r.stdout,
+      /[\x7f-\x9f\u2028\u2029]/,
+      "nothing raw in the cloud-config itself",
+    );
   }
 });
 
-Deno.test("CLI node-payload carries a value both YAML 1.1 readers keep (U+2028) in base64, byte for byte", async () => {
+Deno.test("CLI node-payload refuses a value with an unpaired surrogate (exit 2, the field named, nothing written)", async () => {
+  const cfg = put(
+    "surrogate.json",
+    JSON.stringify({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "JoinConfiguration",
+      discovery: {
+        bootstrapToken: {
+          apiServerEndpoint: "192.168.122.100:6443",
+          token: TOKEN,
+          caCertHashes: [PIN],
+        },
+      },
+      nodeRegistration: { kubeletExtraArgs: [{ name: "node-labels", value: "a\ud800b" }] },
+    }).replace("\ud800", "\\ud800"),
+  );
+  const out = fresh();
+  const r = await runCli(["node-payload", "--config", cfg, "--node", "w-1", "--out-dir", out]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: .*surrogate\.json: nodeRegistration\.kubeletExtraArgs\[0\]\.value holds an unpaired surrogate, which kubeadm's YAML reader \(go-yaml\) refuses: "found invalid Unicode character escape code"\n$/,
+  );
+  assert.equal(fs.existsSync(out), false);
+});
+
+Deno.test("CLI node-payload refuses file discovery with neither a TLS bootstrap token nor credentials in --discovery-kubeconfig (exit 3, kubeadm's text)", async () => {
+  const noToken = put(
+    "file-no-token.yaml",
+    fs.readFileSync(FILE_DISCOVERY, "utf8").replace(/ {2}tlsBootstrapToken: .*\n/, ""),
+  );
+  const out = fresh();
   const r = await runCli([
     "node-payload",
     "--config",
-    `${FIXTURES}/u2028-join.yaml`,
+    noToken,
+    "--discovery-kubeconfig",
+    DISCOVERY_KUBECONFIG,
+    "--node",
+    "w-1",
+    "--out-dir",
+    out,
+  ]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: .*file-no-token\.yaml \(node w-1\): could not find authentication credentials for the TLS bootstrap process\. Please use Token discovery, a discovery file with embedded authentication credentials or a discovery file without authentication credentials but with the TLSBootstrapToken flag\n$/,
+  );
+  assert.equal(fs.existsSync(out), false);
+  // The same file with a user in its current context: kubeadm join would TLS-bootstrap with it.
+  const withUser = put(
+    "discovery-user.conf",
+    fs.readFileSync(DISCOVERY_KUBECONFIG, "utf8")
+      .replace("contexts: []", 'contexts:\n- context:\n    cluster: ""\n    user: u\n  name: c')
+      .replace('current-context: ""', "current-context: c")
+      .replace("users: []", "users:\n- name: u\n  user:\n    token: abcdef.0123456789abcdef"),
+  );
+  const ok = await runCli([
+    "node-payload",
+    "--config",
+    noToken,
+    "--discovery-kubeconfig",
+    withUser,
     "--node",
     "w-1",
   ]);
-  assert.equal(r.code, 0, r.stderr);
-  const m =
-    /- {3}path: \/run\/kubeadm\/kubeadm-join-config\.yaml\n {4}encoding: "base64"\n(?: {4}.*\n)*? {4}content: \|\n {6}(\S+)\n/
-      .exec(r.stdout);
-  assert.ok(m, r.stdout);
-  const join = Buffer.from(m[1]!, "base64").toString("utf8");
-  assert.ok(join.includes('value: "c\u2028d"'));
-  assert.ok(!r.stdout.includes("\u2028"), "nothing raw in the cloud-config itself");
+  assert.equal(ok.code, 0, ok.stderr);
+  // With the TLS bootstrap token, the file needs no credentials.
+  const token = await runCli([
+    "node-payload",
+    "--config",
+    FILE_DISCOVERY,
+    "--discovery-kubeconfig",
+    DISCOVERY_KUBECONFIG,
+    "--node",
+    "w-1",
+  ]);
+  assert.equal(token.code, 0, token.stderr);
 });
 
 Deno.test("CLI node-payload refuses a discovery kubeconfig that is not UTF-8 (exit 1): it could not be carried byte for byte", async () => {

@@ -34,7 +34,6 @@ import {
   shellQuote,
   yaml11UnsafeChar,
   yamlDoubleQuoted,
-  yamlQuotedMisread,
   yamlScalar,
 } from "../../lib/phases/node_payload_text.ts";
 import { dataUrlBytes } from "../../lib/phases/ignition_validate.ts";
@@ -265,69 +264,59 @@ const QUOTED = JSON.parse(
   fs.readFileSync(repoPath("tests/fixtures/node_payload/yaml11_quoted_verdicts.json"), "utf8"),
 ) as { rows: { value: string; goYaml: string; pyyaml: string }[] };
 
-Deno.test(`yamlQuotedMisread() agrees with kubeadm's go-yaml and PyYAML on ${QUOTED.rows.length} raw quoted values (fixture)`, () => {
+Deno.test(`toYaml() escapes every character of the ${QUOTED.rows.length} values that YAML 1.1 readers refuse or misread raw in quotes (fixture)`, () => {
   for (const { value, goYaml, pyyaml } of QUOTED.rows) {
-    const got = yamlQuotedMisread(value);
     assert.equal(
       goYaml === value,
       pyyaml === value,
       `the judges differ on ${JSON.stringify(value)}`,
     );
-    assert.equal(got === undefined, goYaml === value, JSON.stringify(value));
-    if (got) {
-      assert.equal(
-        got.effect,
-        goYaml.startsWith("error:") ? "refused" : "changed",
-        JSON.stringify(value),
-      );
-    }
+    if (goYaml === value) continue;
+    const text = toYaml({ k: value });
+    // Raw, DEL and C1 stop both readers, NEL is folded, spaces next to LS/PS are dropped.
+    assert.doesNotMatch(
+      text,
+      /[\x7f-\x9f]|[ \t][\u2028\u2029]|[\u2028\u2029][ \t]/,
+      JSON.stringify(value),
+    );
   }
 });
 
 Deno.test({
-  name: `yamlQuotedMisread() fixture still matches PyYAML (re-run${
-    PYYAML ? "" : "; skipped: python3 yaml not found"
+  name: `toYaml() output of the yaml11_quoted_verdicts.json values reads back exactly in PyYAML (${
+    PYYAML ? "independent reader" : "skipped: python3 yaml not found"
   })`,
   ignore: !PYYAML,
   fn: () => {
-    const py = "import sys, json, yaml\nout = []\nfor v in json.load(sys.stdin):\n" +
-      "  try: out.append(yaml.safe_load(('k: \"' + v + '\"\\n'))['k'])\n" +
+    const py = "import sys, json, yaml\nout = []\nfor t in json.load(sys.stdin):\n" +
+      "  try: out.append(yaml.safe_load(t)['k'])\n" +
       "  except Exception as e: out.append('error: ' + str(e).splitlines()[0])\nprint(json.dumps(out))\n";
     const r = spawnSync("python3", ["-c", py], {
-      input: JSON.stringify(QUOTED.rows.map((x) => x.value)),
+      input: JSON.stringify(QUOTED.rows.map((x) => toYaml({ k: x.value }))),
     });
     assert.equal(r.status, 0, r.stderr.toString());
-    assert.deepEqual(JSON.parse(r.stdout.toString()), QUOTED.rows.map((x) => x.pyyaml));
+    assert.deepEqual(JSON.parse(r.stdout.toString()), QUOTED.rows.map((x) => x.value));
   },
 });
 
-Deno.test("refuseUnreadableJoinYaml() refuses (exit 2) what kubeadm's reader refuses or misreads, naming the field", () => {
+Deno.test("refuseUnreadableJoinYaml() refuses (exit 2) an unpaired surrogate, naming the field; DEL, NEL, LS pass", () => {
   const obj = (value: string) => ({
     nodeRegistration: { kubeletExtraArgs: [{ name: "a", value }] },
   });
-  const rows: [string, string][] = [
-    [
-      "x\x7fy",
-      `U+007F, which kubeadm's YAML reader (go-yaml, YAML 1.1) refuses: "control characters are not allowed"`,
-    ],
-    ["x\u0085y", "U+0085, which kubeadm's YAML reader (go-yaml, YAML 1.1) reads as a space"],
-    [
-      "x \u2028y",
-      "U+2028 next to a space or tab, which kubeadm's YAML reader (go-yaml, YAML 1.1) drops",
-    ],
-  ];
-  for (const [value, why] of rows) {
+  for (const value of ["x\ud800y", "\udfff", "a\udc00\ud83d"]) {
     assert.throws(
-      () => refuseUnreadableJoinYaml(`value: "${value}"\n`, obj(value), "join.yaml"),
+      () => refuseUnreadableJoinYaml(obj(value), "join.yaml"),
       (e: unknown) =>
         e instanceof UsageError &&
-        e.message === `join.yaml: nodeRegistration.kubeletExtraArgs[0].value holds ${why}`,
+        e.message ===
+          `join.yaml: nodeRegistration.kubeletExtraArgs[0].value holds an unpaired surrogate, which kubeadm's YAML reader (go-yaml) refuses: "found invalid Unicode character escape code"`,
       JSON.stringify(value),
     );
   }
-  // Kept as written by both readers: accepted.
-  for (const value of ["x\u2028y", "x\ufeffy", "é"]) {
-    refuseUnreadableJoinYaml(`value: "${value}"\n`, obj(value), "join.yaml");
+  assert.throws(() => refuseUnreadableJoinYaml({ ["k\ud800"]: "v" }, "f"), /f: k\ud800 holds/);
+  // toYaml escapes these as go-yaml does (\x7F, \N, \L), which go-yaml reads back.
+  for (const value of ["x\x7fy", "x\u0085y", "x \u2028y", "x\u2028y", "x\ufeffy", "é", "😀"]) {
+    refuseUnreadableJoinYaml(obj(value), "join.yaml");
   }
 });
 
@@ -366,7 +355,7 @@ Deno.test("checkIgnitionConfig() refuses a config Ignition would refuse or whose
 
 Deno.test({
   name:
-    `cloudConfig() over 400 random hostile values: PyYAML reads each accepted one back exactly and misreads each refused one (${
+    `cloudConfig() over 400 random hostile values: PyYAML reads each carried JoinConfiguration and value back exactly (${
       PYYAML ? "independent reader" : "skipped: python3 yaml not found"
     })`,
   ignore: !PYYAML,
@@ -393,7 +382,7 @@ Deno.test({
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const cases: { value: string; payload?: string; raw?: string }[] = [];
+    const cases: { value: string; payload: string; joinYaml: string }[] = [];
     for (let i = 0; i < 400; i++) {
       let value = "";
       for (let j = rnd(12); j > 0; j--) value += alphabet[rnd(alphabet.length)];
@@ -402,19 +391,19 @@ Deno.test({
         nodeRegistration: { kubeletExtraArgs: [{ name: "x", value }] },
       };
       const joinYaml = toYaml(obj);
-      try {
-        refuseUnreadableJoinYaml(joinYaml, obj, "f");
-        cases.push({ value, payload: cloudConfig({ joinYaml, controlPlane: false }) });
-      } catch (e) {
-        assert.ok(e instanceof UsageError);
-        cases.push({ value, raw: joinYaml });
-      }
+      refuseUnreadableJoinYaml(obj, "f");
+      // A worker's payload carries CABPK's `---` before the config.
+      const carried = `---\n${joinYaml}`;
+      cases.push({
+        value,
+        joinYaml: carried,
+        payload: cloudConfig({ joinYaml, controlPlane: false }),
+      });
     }
     const py = "import sys, json, yaml, base64\nout = []\nfor c in json.load(sys.stdin):\n" +
-      "  try:\n    if 'payload' in c:\n      f = yaml.safe_load(c['payload'])['write_files'][0]\n" +
-      "      t = base64.b64decode(f['content']).decode() if f.get('encoding') == 'base64' else f['content']\n" +
-      "    else:\n      t = c['raw']\n" +
-      "    out.append(yaml.safe_load(t)['nodeRegistration']['kubeletExtraArgs'][0]['value'])\n" +
+      "  try:\n    f = yaml.safe_load(c['payload'])['write_files'][0]\n" +
+      "    t = base64.b64decode(f['content']).decode() if f.get('encoding') == 'base64' else f['content']\n" +
+      "    out.append([t == c['joinYaml'], yaml.safe_load(t)['nodeRegistration']['kubeletExtraArgs'][0]['value']])\n" +
       "  except Exception as e:\n    out.append({'error': str(e).splitlines()[0]})\nprint(json.dumps(out))\n";
     const r = spawnSync("python3", ["-c", py], {
       input: JSON.stringify(cases),
@@ -422,15 +411,7 @@ Deno.test({
     });
     assert.equal(r.status, 0, r.stderr.toString());
     const got = JSON.parse(r.stdout.toString()) as unknown[];
-    let refused = 0;
-    cases.forEach((c, i) => {
-      if (c.payload !== undefined) assert.equal(got[i], c.value, JSON.stringify(c.value));
-      else {
-        refused++;
-        assert.notEqual(got[i], c.value, `refused but read back: ${JSON.stringify(c.value)}`);
-      }
-    });
-    // Both kinds occur: the draw reaches the refusals and still accepts most values.
-    assert.ok(refused > 0 && refused < cases.length / 4, `${refused} refused`);
+    // The carried bytes are toYaml's (go-yaml's) exactly; PyYAML, another YAML 1.1 reader, reads the value.
+    cases.forEach((c, i) => assert.deepEqual(got[i], [true, c.value], JSON.stringify(c.value)));
   },
 });
