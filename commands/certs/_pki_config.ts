@@ -7,7 +7,8 @@
  */
 
 import * as path from "node:path";
-import { InputError } from "../../lib/base/errors.ts";
+import { InputError, UsageError } from "../../lib/base/errors.ts";
+import { parseDuration } from "../../lib/go/duration.ts";
 import {
   CERT_LIST,
   type ControlPlanePkiSpec,
@@ -17,7 +18,7 @@ import {
 } from "../../lib/phases/certlist.ts";
 import { KUBECONFIG_LIST } from "../../lib/phases/kubeconfigs.ts";
 import type { Context } from "../_command.ts";
-import { flagString } from "../_flags.ts";
+import { flagList, flagString } from "../_flags.ts";
 import { readInput } from "../_io.ts";
 import { nodeFs } from "../_read.ts";
 
@@ -87,4 +88,82 @@ export function treePaths(): string[] {
   out.push(`pki/${SA_KEY}`, `pki/${SA_PUB}`);
   for (const k of KUBECONFIG_LIST) out.push(k.file, `${k.file}.csr`);
   return out;
+}
+
+/** The flags that give configuration values (kubeadm's names; refused next to --config, as kubeadm does). */
+export const CONFIG_VALUE_FLAGS = [
+  "apiserver-advertise-address",
+  "apiserver-bind-port",
+  "apiserver-cert-extra-sans",
+  "ca-certificate-validity-period",
+  "certificate-validity-period",
+  "cluster-name",
+  "control-plane-endpoint",
+  "encryption-algorithm",
+  "etcd-peer-cert-extra-sans",
+  "etcd-server-cert-extra-sans",
+  "service-cidr",
+  "service-dns-domain",
+] as const;
+
+/**
+ * The spec from `--config` (see {@link readPkiConfig}) or, without it, from
+ * kubeadm's flags (`--node-name`, `--apiserver-advertise-address`,
+ * `--control-plane-endpoint`, …, as `certs generate` takes them). Mixing
+ * `--config` with value flags is kubeadm's usage error.
+ */
+export async function readPkiSpec(ctx: Context): Promise<ControlPlanePkiSpec> {
+  const mixed = CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined);
+  if (flagString(ctx.flags, "config") !== undefined) {
+    if (mixed.length) {
+      throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
+    }
+    return (await readPkiConfig(ctx, true))!;
+  }
+  const str = (n: string) => flagString(ctx.flags, n);
+  const v: Partial<ControlPlanePkiSpec> = {
+    apiServerCertSANs: flagList(ctx.flags, "apiserver-cert-extra-sans", true),
+    etcdServerCertSANs: flagList(ctx.flags, "etcd-server-cert-extra-sans", true),
+    etcdPeerCertSANs: flagList(ctx.flags, "etcd-peer-cert-extra-sans", true),
+  };
+  const set = <K extends keyof ControlPlanePkiSpec>(
+    k: K,
+    x: ControlPlanePkiSpec[K] | undefined,
+  ) => {
+    if (x !== undefined) v[k] = x;
+  };
+  set("nodeName", str("node-name"));
+  set("advertiseAddress", str("apiserver-advertise-address"));
+  const port = str("apiserver-bind-port");
+  if (port !== undefined) {
+    if (!/^\d+$/.test(port)) {
+      throw new UsageError(`--apiserver-bind-port: invalid port ${JSON.stringify(port)}`);
+    }
+    v.bindPort = Number(port);
+  }
+  set("controlPlaneEndpoint", str("control-plane-endpoint"));
+  set("serviceSubnet", str("service-cidr"));
+  set("dnsDomain", str("service-dns-domain"));
+  set("clusterName", str("cluster-name"));
+  set("encryptionAlgorithm", str("encryption-algorithm"));
+  for (
+    const [flag, key] of [
+      ["certificate-validity-period", "certificateValidityMs"],
+      ["ca-certificate-validity-period", "caCertificateValidityMs"],
+    ] as const
+  ) {
+    const d = str(flag);
+    if (d === undefined) continue;
+    try {
+      v[key] = parseDuration(d);
+    } catch {
+      throw new UsageError(`--${flag}: time: invalid duration ${JSON.stringify(d)}`);
+    }
+  }
+  if (v.nodeName === undefined || v.advertiseAddress === undefined) {
+    throw new UsageError(
+      "give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)",
+    );
+  }
+  return controlPlanePkiSpec(v);
 }

@@ -6,16 +6,28 @@
  */
 
 import * as path from "node:path";
-import { UsageError } from "../../lib/base/errors.ts";
 import { type Command, EXIT_CODES } from "../_command.ts";
 import { expectArgs, flagBool, flagSet, requireOutDir } from "../_flags.ts";
 import { ensureDir, writeFilesAtomic } from "../_io.ts";
-import { readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
+import { readPkiSpec, readTree, treePaths } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs generate-csr", [
-  ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3) (required)"],
+  ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
   ["out-dir", "where to write pki/ and the kubeconfigs (created 0700 with parents)"],
-  ["node-name", "override nodeRegistration.name"],
+  "node-name",
+  "control-plane-endpoint",
+  [
+    "apiserver-advertise-address",
+    "the node's API server address (localAPIEndpoint.advertiseAddress)",
+  ],
+  ["apiserver-bind-port", "the node's API server port (6443)"],
+  "service-cidr",
+  "service-dns-domain",
+  ["cluster-name", "the cluster name in the kubeconfigs (kubernetes)"],
+  "apiserver-cert-extra-sans",
+  "etcd-server-cert-extra-sans",
+  "etcd-peer-cert-extra-sans",
+  ["encryption-algorithm", "RSA-2048 (default), RSA-3072, RSA-4096 or ECDSA-P256"],
   ["force", "replace existing keys, CSRs and kubeconfigs (kubeadm refuses them)"],
 ]);
 
@@ -48,12 +60,21 @@ written; a CA key in DIR/pki is warned about (kubeadm would sign with it).
 
 Progress lines go to stderr; nothing is printed on stdout.
 
+Configuration: --config (kubeadm's file; certificatesDir is ignored: files go
+to DIR), or kubeadm's flags for the same values (--node-name and
+--apiserver-advertise-address at least), as 'joinkit certs generate' takes
+them; as kubeadm, --config cannot be mixed with the value flags (--node-name
+may override the file's name). kubeadm's validation applies, with its texts.
+
 Usage:
   joinkit certs generate-csr --config FILE --out-dir DIR [--node-name NAME] [--force]
+  joinkit certs generate-csr --node-name NAME --apiserver-advertise-address IP
+                             [--control-plane-endpoint HOST[:PORT]] ... --out-dir DIR
 
 ${FLAGS.help}
 ${EXIT_CODES}
-  (1: a configuration kubeadm refuses, an existing file; 2: no --config)
+  (1: a configuration kubeadm refuses, an existing file; 2: no configuration,
+  --config mixed with value flags, a bad flag value)
 
 Examples:
   joinkit certs generate-csr --config kubeadm.yaml --out-dir /srv/cp-1
@@ -62,8 +83,7 @@ Examples:
     expectArgs(ctx, 0, 0, "");
     const outDir = requireOutDir(ctx.flags);
     const force = flagBool(ctx.flags, "force");
-    const spec = await readPkiConfig(ctx, true);
-    if (!spec) throw new UsageError("--config is required");
+    const spec = await readPkiSpec(ctx);
     const { generateKeysAndCsrs } = await import("../../lib/phases/external_ca.ts");
     const existing = readTree(outDir, treePaths());
     const made = await generateKeysAndCsrs({ spec, existing, force });

@@ -94,7 +94,93 @@ Deno.test("CLI certs generate-csr refuses an existing key, CSR or kubeconfig (ex
   assert.match(fs.readFileSync(path.join(out, "pki", "apiserver.key"), "utf8"), /^-----BEGIN EC/);
   const usage = await runCli(["certs", "generate-csr", "--out-dir", fresh(), ...NOW]);
   assert.equal(usage.code, 2);
-  assert.equal(usage.stderr, "error: --config is required\n");
+  assert.equal(
+    usage.stderr,
+    "error: give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)\n",
+  );
+  const mixed = await runCli([
+    "certs",
+    "generate-csr",
+    "--config",
+    ECDSA,
+    "--service-cidr",
+    "10.0.0.0/16",
+    "--out-dir",
+    fresh(),
+  ]);
+  assert.equal(mixed.code, 2);
+  assert.equal(mixed.stderr, "error: can not mix '--config' with arguments [service-cidr]\n");
+});
+
+Deno.test("CLI certs generate-csr with kubeadm's flags instead of --config writes the same requests and kubeconfigs", async () => {
+  const byConfig = fresh();
+  const byFlags = fresh();
+  assert.equal(
+    (await runCli(["certs", "generate-csr", "--config", ECDSA, "--out-dir", byConfig, ...NOW]))
+      .code,
+    0,
+  );
+  const r = await runCli([
+    "certs",
+    "generate-csr",
+    "--node-name",
+    "CP-1",
+    "--apiserver-advertise-address",
+    "10.0.0.10",
+    "--apiserver-bind-port",
+    "7443",
+    "--cluster-name",
+    "prod",
+    "--control-plane-endpoint",
+    "192.0.2.100",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+    "--service-cidr",
+    "10.96.0.0/12,fd00:10:96::/112",
+    "--service-dns-domain",
+    "corp.internal",
+    "--apiserver-cert-extra-sans",
+    "KUBERNETES,10.0.0.10,*.Example.com",
+    "--etcd-server-cert-extra-sans",
+    "etcd.example.com,10.0.0.11",
+    "--etcd-peer-cert-extra-sans",
+    "peer.example.com",
+    "--out-dir",
+    byFlags,
+    ...NOW,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const mask = (f: string) => fs.readFileSync(f, "utf8").replace(/(client-key-data: ).*/, "$1X");
+  for (const k of ["admin.conf", "kubelet.conf", "scheduler.conf"]) {
+    assert.equal(mask(path.join(byFlags, k)), mask(path.join(byConfig, k)), k);
+  }
+  for (
+    const csr of [
+      "pki/apiserver.csr",
+      "pki/etcd/server.csr",
+      "pki/etcd/peer.csr",
+      "kubelet.conf.csr",
+    ]
+  ) {
+    const facts = (dir: string) => {
+      try {
+        return execFileSync("openssl", [
+          "req",
+          "-in",
+          path.join(dir, csr),
+          "-noout",
+          "-subject",
+          "-text",
+        ], { encoding: "utf8", stdio: "pipe" }).split("\n").filter((l) =>
+          /subject=|DNS:|IP Address:/.test(l)
+        ).join("\n");
+      } catch (e) {
+        if ((e as { code?: string }).code === "ENOENT") return "";
+        throw e;
+      }
+    };
+    assert.equal(facts(byFlags), facts(byConfig), csr);
+  }
 });
 
 Deno.test("CLI certs sign-csr signs with each CA as kubeadm does (openssl verify with its purpose), passes over CSRs whose CA is absent", async () => {
