@@ -138,3 +138,39 @@ Deno.test("CLI certs renew refuses with one line and writes nothing: external CA
     "MISSING! certificate for serving the Kubernetes API\ncertificate for the front proxy client renewed\n",
   );
 });
+
+Deno.test("CLI certs check-expiration --config and doctor name each drift with the file and the rule (exit 3)", async () => {
+  const dir = await tree();
+  // front-proxy-client replaced by a pair the cluster CA signed; the configuration gains a SAN.
+  for (const ext of ["crt", "key"]) {
+    fs.copyFileSync(
+      path.join(dir, `pki/apiserver-kubelet-client.${ext}`),
+      path.join(dir, `pki/front-proxy-client.${ext}`),
+    );
+  }
+  const more = path.join(root.dir, "more-sans.yaml");
+  fs.writeFileSync(
+    more,
+    fs.readFileSync(CONFIG, "utf8").replace(
+      "certSANs: [extra.example.com, 192.0.2.7]",
+      "certSANs: [extra.example.com, 192.0.2.7, api.example.net]",
+    ),
+  );
+  const at = ["--now", "2026-02-01T00:00:00Z"];
+  const exp = await runCli(["certs", "check-expiration", dir, "--config", more, ...at]);
+  assert.equal(exp.code, 3);
+  assert.match(exp.stdout, /^front-proxy-client +/m); // the report is still printed
+  assert.deepEqual(exp.stderr.trimEnd().split("\n"), [
+    `error: ${dir}/pki/apiserver.crt: san: lacks DNS:api.example.net that the configuration gives (kubeadm join --control-plane refuses it)`,
+    `error: ${dir}/pki/front-proxy-client.crt: chain: certificate front-proxy client is not signed by corresponding CA (pki/front-proxy-ca.crt): x509: certificate signed by unknown authority`,
+    `error: ${dir}/pki/front-proxy-client.crt: subject: subject is CN=kube-apiserver-kubelet-client, O=kubeadm:cluster-admins, kubeadm's is CN=front-proxy-client`,
+  ]);
+  // Without --config: kubeadm's report alone, as before.
+  assert.equal((await runCli(["certs", "check-expiration", dir, ...at])).code, 0);
+  const doc = await runCli(["doctor", dir, ...at]);
+  assert.equal(doc.code, 3);
+  assert.deepEqual(doc.stdout.trimEnd().split("\n").slice(0, 2), [
+    `${dir}/pki/front-proxy-client.crt: kubeadm PKI: chain: pki: certificate front-proxy client is not signed by corresponding CA (pki/front-proxy-ca.crt): x509: certificate signed by unknown authority`,
+    `${dir}/pki/front-proxy-client.crt: kubeadm PKI: subject: pki: subject is CN=kube-apiserver-kubelet-client, O=kubeadm:cluster-admins, kubeadm's is CN=front-proxy-client`,
+  ]);
+});
