@@ -34,6 +34,7 @@ import {
   nodeAltNames,
   SA_KEY,
   SA_PUB,
+  specForNode,
 } from "./certlist.ts";
 import { loadPrivateKey } from "./certs.ts";
 import { KUBECONFIG_LIST, kubeconfigServer, type KubeconfigSpec } from "./kubeconfigs.ts";
@@ -287,7 +288,7 @@ export function checkPkiTree(
   const out: PkiFinding[] = [];
   const pki = opts.pkiPrefix ?? "pki/";
   const add = (file: string, rule: string, message: string) => out.push({ file, rule, message });
-  const spec = opts.spec;
+  const spec = opts.spec && nodeSpec(files, pki, opts.spec);
   const cas = new Map<string, Cert>();
 
   // CAs.
@@ -514,6 +515,44 @@ export function checkPkiTree(
     }
   }
   return out;
+}
+
+/**
+ * The configuration as it applies to this tree's node: a tree of several
+ * control-plane nodes (certs generate's node directories) belongs to a node
+ * the configuration need not name, so when the tree's node (its etcd server
+ * certificate's CN, else kubelet.conf's user) is another, its name and
+ * address (the etcd server's first IP SAN, else the API server's second)
+ * replace the configuration's.
+ */
+function nodeSpec(
+  files: ReadonlyMap<string, Uint8Array>,
+  pki: string,
+  spec: ControlPlanePkiSpec,
+): ControlPlanePkiSpec {
+  const first = (file: string): Cert | undefined => {
+    const b = files.get(file);
+    if (b === undefined) return undefined;
+    try {
+      return pemCerts(text(b), file)[0];
+    } catch {
+      return undefined;
+    }
+  };
+  const etcd = first(`${pki}etcd/server.crt`);
+  let name = etcd?.subject.commonName;
+  if (!name && pki !== "") {
+    const kc = files.get(`${pki.slice(0, -"pki/".length)}kubelet.conf`);
+    try {
+      const user = kc ? kubeconfigParts(text(kc), "kubelet.conf").userName : "";
+      if (user.startsWith("system:node:")) name = user.slice("system:node:".length);
+    } catch {
+      // reported by the kubeconfig checks
+    }
+  }
+  if (!name || name === spec.nodeName) return spec;
+  const address = etcd?.sans.ips[0] ?? first(`${pki}apiserver.crt`)?.sans.ips[1];
+  return specForNode(spec, name, address ?? spec.advertiseAddress);
 }
 
 function leafFiles(files: ReadonlyMap<string, Uint8Array>, pki: string, caName: string): boolean {

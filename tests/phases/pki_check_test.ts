@@ -235,3 +235,33 @@ Deno.test("doctor() reports tree drift as 'pki' findings and counts the trees", 
   const ok = await doctor(clean, NOW, { pkiSpec: SPEC });
   assert.deepEqual(ok.findings, []);
 });
+
+Deno.test("checkPkiTree() checks each node directory of a several-node run against the one configuration", async () => {
+  const pki = await buildControlPlanePki({
+    spec: SPEC,
+    nodes: [{ name: "cp-1", advertiseAddress: "10.0.0.10" }, {
+      name: "cp-2",
+      advertiseAddress: "10.0.0.12",
+    }],
+    now: NOW,
+    existing: new Map(),
+  });
+  const all = pki.files.map((f) => ({ name: f.path, text: f.data, bytes: enc(f.data) }));
+  const trees = findPkiTrees(all.map((f) => f.name));
+  assert.deepEqual(trees.map((t) => t.root), ["cp-1/", "cp-2/"]);
+  for (const t of trees) {
+    const files = new Map(
+      all.filter((f) => f.name.startsWith(t.root)).map((
+        f,
+      ) => [f.name.slice(t.root.length), f.bytes]),
+    );
+    // cp-2 is not the configuration's node: its own name and address (from the tree) count.
+    assert.deepEqual(checkPkiTree(files, { now: NOW, spec: SPEC }), [], t.root);
+  }
+  // cp-2's certificates in cp-1's directory: the etcd certificates name another node than kubelet.conf.
+  const mixed = new Map(
+    all.filter((f) => f.name.startsWith("cp-1/")).map((f) => [f.name.slice(5), f.bytes]),
+  );
+  mixed.set("kubelet.conf", all.find((f) => f.name === "cp-2/kubelet.conf")!.bytes);
+  assert.deepEqual(rules(checkPkiTree(mixed, { now: NOW, spec: SPEC })), ["kubelet.conf subject"]);
+});
