@@ -102,7 +102,9 @@ export function kubeconfigParts(kubeconfig: string, path: string): KubeconfigPar
   try {
     docs = parseManifests(kubeconfig, path);
   } catch (e) {
-    throw new InputError(`failed to load kubeConfig file ${path}: ${messageOf(e)}`);
+    throw new InputError(
+      `failed to load kubeConfig file ${path}: ${messageOf(e).replace(`${path}: `, "")}`,
+    );
   }
   const object = docs[0] as Record<string, unknown> | undefined;
   if (docs.length !== 1 || !isObject(object)) {
