@@ -349,14 +349,22 @@ function secretName(meta: Record<string, unknown>): string {
   return ns ? `Secret ${ns}/${name}` : `Secret ${JSON.stringify(name)}`;
 }
 
-/** The Secret's values as kubeseal decodes them: data (base64) then stringData (wins). */
+/**
+ * The Secret's values as kubeseal decodes them: data (base64) then stringData
+ * (wins). A null value is a key with an empty value, as encoding/json decodes
+ * `null` into a map's `[]byte` or `string` element: kubeseal counts it and
+ * seals the empty value, so the controller's Secret has the key.
+ */
 function secretValues(secret: KubeObject, where: string): Map<string, Uint8Array> {
   const values = new Map<string, Uint8Array>();
   const { data, stringData } = secret as { data?: unknown; stringData?: unknown };
   if (data !== undefined && data !== null) {
     if (!isObject(data)) throw new InputError(`${where}: data is not a map`);
     for (const [k, v] of Object.entries(data)) {
-      if (v === null) continue;
+      if (v === null) {
+        values.set(k, new Uint8Array(0));
+        continue;
+      }
       const bytes = typeof v === "string" ? decodeGoBase64(v) : undefined;
       // The value itself is never quoted: it is the secret.
       if (bytes === undefined) {
@@ -368,7 +376,10 @@ function secretValues(secret: KubeObject, where: string): Map<string, Uint8Array
   if (stringData !== undefined && stringData !== null) {
     if (!isObject(stringData)) throw new InputError(`${where}: stringData is not a map`);
     for (const [k, v] of Object.entries(stringData)) {
-      if (v === null) continue;
+      if (v === null) {
+        values.set(k, new Uint8Array(0));
+        continue;
+      }
       if (typeof v !== "string") {
         throw new InputError(`${where}: stringData[${JSON.stringify(k)}] is not a string`);
       }

@@ -293,3 +293,41 @@ Deno.test("fixtures directory holds the test-only keys the README names", () => 
   assert.match(fixture("README.md"), /Test-only/);
   assert.ok(FIXTURES.endsWith("tests/fixtures/gitops"));
 });
+
+Deno.test("sealSecret() seals a null data or stringData value as an empty value, as kubeseal decodes it", async () => {
+  // Go's encoding/json (kubeseal's YAMLOrJSONDecoder into v1.Secret) decodes `null` in a map
+  // into a present key with an empty value (Go 1.23, checked: {"data":{"a":null}} gives
+  // len(Data) == 1, Data["a"] == ""), so kubeseal counts it and NewSealedSecret seals it.
+  const k = await key("controller-2048.crt");
+  const keyPem = fixture("controller-2048.key");
+  const [secret] = parseManifests(
+    "apiVersion: v1\nkind: Secret\nmetadata: {name: app, namespace: x}\ndata:\n  a:\n  b: eA==\nstringData:\n  s: null\n",
+    "in",
+  );
+  const s = sealSecret(secret!, { key: k }, "in");
+  const enc = (s.spec as { encryptedData: Record<string, string> }).encryptedData;
+  assert.deepEqual(Object.keys(enc), ["a", "b", "s"]);
+  assert.deepEqual(unsealBlob(keyPem, enc.a!, "x/app"), new Uint8Array(0));
+  assert.deepEqual(unsealBlob(keyPem, enc.s!, "x/app"), new Uint8Array(0));
+  assert.equal(Buffer.from(unsealBlob(keyPem, enc.b!, "x/app")).toString(), "x");
+  // only null values: not "empty data" for kubeseal (len(secret.Data) == 1)
+  const only = sealSecret(
+    { kind: "Secret", metadata: { name: "n", namespace: "x" }, data: { a: null } },
+    { key: k },
+    "in",
+  );
+  assert.deepEqual(Object.keys((only.spec as { encryptedData: object }).encryptedData), ["a"]);
+  // stringData's null still wins over data's value for the same key, as in kubeseal's loops
+  const both = sealSecret(
+    {
+      kind: "Secret",
+      metadata: { name: "n", namespace: "x" },
+      data: { a: "eA==" },
+      stringData: { a: null },
+    },
+    { key: k },
+    "in",
+  );
+  const a = (both.spec as { encryptedData: Record<string, string> }).encryptedData.a!;
+  assert.deepEqual(unsealBlob(keyPem, a, "x/n"), new Uint8Array(0));
+});
