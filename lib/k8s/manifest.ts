@@ -431,6 +431,8 @@ export function toYamlByLibrary(value: unknown): string {
 // for Go's resolver unless it is a keyword or a bare exponent.
 const PLAIN = /^[A-Za-z](?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))*(?: (?:[A-Za-z0-9._/+=@-]|:(?=[^ ]))+)*$/;
 const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9._/+=-]*$/;
+/** The longest key go-yaml writes as `key: value` (`yaml_emitter_check_simple_key`: 128 bytes). */
+const MAX_SIMPLE_KEY = 128;
 /** PLAIN without spaces or colons (what base64 matches): a simpler pattern, several times faster. */
 const PLAIN_WORD = /^[A-Za-z][A-Za-z0-9._/+=@-]*$/;
 const KEYWORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "null"]);
@@ -517,6 +519,22 @@ function yamlMap(map: Record<string, unknown>, indent: string): string | null {
   for (const key of keys) {
     const v = map[key];
     if (v === undefined) return null;
+    if (key.length > MAX_SIMPLE_KEY) {
+      // go-yaml writes a key over 128 bytes as a complex key: `? key`, then `: value`.
+      const leaf = yamlLeaf(v, indent.length + 1, indent.length);
+      if (leaf === null) return null;
+      out += indent + "? " + key + "\n" + indent + ":";
+      if (leaf !== undefined) {
+        out += leaf;
+        continue;
+      }
+      const inner = Array.isArray(v)
+        ? yamlSeq(v, indent + "  ")
+        : yamlMap(v as Record<string, unknown>, indent + "  ");
+      if (inner === null) return null;
+      out += " " + inner.slice(indent.length + 2);
+      continue;
+    }
     const leaf = yamlLeaf(v, indent.length + key.length + 1, indent.length);
     if (leaf === null) return null;
     if (leaf !== undefined) {

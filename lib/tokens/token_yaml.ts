@@ -67,7 +67,10 @@ function sortedKeys(map: Record<string, unknown>): string[] | null {
   if (keys === undefined) {
     keys = own.slice().sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
     const ok = keys.length > 0 &&
-      keys.every((k) => SAFE.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k));
+      keys.every((k) =>
+        // Over 128 bytes go-yaml writes a complex key (`? key`): left to toYaml.
+        k.length <= 128 && SAFE.test(k) && !KEYWORDS.has(k.toLowerCase()) && !EXPONENT.test(k)
+      );
     if (!ok) keys = null;
     if (keyCache.size < 1000) keyCache.set(sig, keys);
   }

@@ -103,3 +103,26 @@ Deno.test("the fixture: kubectl's path (JSON first) differs from go-yaml's marsh
   }
   assert.ok(differs > 100, `${differs}`);
 });
+
+Deno.test("toYaml() and renderYamlStream() write a key over 128 bytes as go-yaml's complex key (`? key`, then `: value`)", () => {
+  const K = "a".repeat(125) + ".io/x";
+  const B = "b".repeat(128);
+  const C = "c".repeat(129);
+  // go-yaml v2.4.0's bytes for these documents.
+  const rows: [unknown, string][] = [
+    [
+      {
+        m: { [K]: ["a", { x: 1, z: 2 }], b: { [K]: "l1\nl2" }, c: { [K]: { p: { q: 1 }, r: [] } } },
+      },
+      `m:\n  ? ${K}\n  : - a\n    - x: 1\n      z: 2\n  b:\n    ? ${K}\n    : |-\n      l1\n      l2\n  c:\n    ? ${K}\n    : p:\n        q: 1\n      r: []\n`,
+    ],
+    [
+      { metadata: { annotations: { [K]: "v", [B]: "w", [C]: "x y" } } },
+      `metadata:\n  annotations:\n    ? ${K}\n    : v\n    ${B}: w\n    ? ${C}\n    : x y\n`,
+    ],
+  ];
+  for (const [doc, want] of rows) {
+    assert.equal(toYaml(doc), want);
+    assert.equal(renderYamlStream([doc]), want);
+  }
+});
