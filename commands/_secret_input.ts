@@ -90,6 +90,16 @@ export function materializeSecretFlag(flags: Flags, name: string, multiple: bool
   const files = Array.isArray(raw) ? raw.map(String) : [String(raw)];
   if (files.length > 1) throw new UsageError(`--${fileFlag} given more than once`);
   const file = files[0]!;
+  if (file === "-") {
+    // stdin can be read once: a second '-' would get nothing (or the first
+    // secret's text read as another secret).
+    const other = Object.values(SECRET_FILE_FLAGS).find((f) =>
+      f !== fileFlag && [flags[f]].flat().includes("-")
+    );
+    if (other !== undefined) {
+      throw new UsageError(`--${fileFlag} and --${other} both read stdin (-): give one a file`);
+    }
+  }
   const value = name === "certificate-key"
     ? readSecretFile(file, fileFlag)
     : readTokenFile(file, fileFlag);

@@ -142,3 +142,46 @@ Deno.test("CLI --token-file refusals: open mode and two tokens exit 1, both form
     cleanup();
   }
 });
+
+Deno.test("CLI two secret file flags both '-': exit 2 naming both, stdin not read as the wrong secret", async () => {
+  // stdin is read once: before, the second reader got nothing ("stdin: empty") or the first
+  // secret's text was parsed as the other secret ("invalid --token" for a certificate key).
+  const base = ["join-command", ...SERVER, "--ca", CA, "--control-plane"];
+  const rows: [string[], string][] = [
+    [
+      ["--token-file", "-", "--certificate-key-file", "-"],
+      "--token-file and --certificate-key-file both read stdin (-): give one a file",
+    ],
+    [
+      ["--certificate-key-file", "-", "--token-file", "-"],
+      "--token-file and --certificate-key-file both read stdin (-): give one a file",
+    ],
+  ];
+  for (const [flags, want] of rows) {
+    for (const stdin of [`${TOKEN}\n`, `${KEY}\n`]) {
+      const r = await runCli([...base, ...flags], { stdin });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, `error: ${want}\n`);
+      assert.equal(r.stdout, "");
+    }
+  }
+  // join-config: --token-file and --tls-bootstrap-token-file
+  const r = await runCli(
+    ["join-config", ...SERVER, "--ca", CA, "--token-file", "-", "--tls-bootstrap-token-file", "-"],
+    { stdin: `${TOKEN}\n` },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: --token-file and --tls-bootstrap-token-file both read stdin \(-\)/,
+  );
+  assert.ok(!r.stderr.includes("0123456789abcdef"));
+  // one '-' and one file is fine
+  const ok = await runCli(
+    [...base, "--token-file", "-", "--certificate-key-file", secretFile(KEY)],
+    {
+      stdin: `${TOKEN}\n`,
+    },
+  );
+  assert.equal(ok.code, 0, ok.stderr);
+});
