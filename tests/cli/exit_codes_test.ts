@@ -53,6 +53,8 @@ const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
 const UC_KEY = "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204";
 const NP_JOIN = "tests/fixtures/node_payload/join.yaml";
 const NP_NO_PINS = "tests/fixtures/node_payload/join-no-pins.yaml";
+const GITOPS_CERT = "tests/fixtures/gitops/controller-2048.crt";
+const AGE_RECIPIENT = "age1f7q34mhfnuf7vyp9t57ght97c0mjdchj0lmfsgcx3hwptf7wqd3qmkd2af";
 
 interface Row {
   /** What the row shows. */
@@ -589,6 +591,54 @@ const ROWS: Row[] = [
     argv: ["init", "--server", FIXTURE_SERVER, "--ca", F.secrets, "--token", FIXTURE_TOKEN],
     code: 1,
   },
+  // seal (issue 21): flags 2; a controller certificate that is no certificate, expired or
+  // not RSA, and an input that does not parse, 1
+  { what: "scope", argv: ["seal", "--cert", GITOPS_CERT, "--scope", "x", F.secrets], code: 2 },
+  { what: "format", argv: ["seal", "--cert", GITOPS_CERT, "-o", "xml", F.secrets], code: 2 },
+  {
+    what: "wrong kind",
+    argv: ["seal", "--cert", garbage, "--out-dir", out("seal"), F.secrets],
+    code: 1,
+  },
+  {
+    what: "expired",
+    argv: [
+      "seal",
+      "--cert",
+      "tests/fixtures/gitops/expired.crt",
+      "--out-dir",
+      out("seal"),
+      F.secrets,
+    ],
+    code: 1,
+  },
+  { what: "not RSA", argv: ["seal", "--cert", "tests/fixtures/gitops/ec.crt", F.secrets], code: 1 },
+  {
+    what: "no parse",
+    argv: ["seal", "--cert", GITOPS_CERT, "--out-dir", out("seal"), badYaml],
+    code: 1,
+  },
+  // encrypt (issue 21): a malformed recipient or two outputs 2, an input that does not parse 1
+  { what: "recipient", argv: ["encrypt", "--age-recipient", "age1xyz", F.secrets], code: 2 },
+  {
+    what: "two outputs",
+    argv: [
+      "encrypt",
+      "--age-recipient",
+      AGE_RECIPIENT,
+      "--out",
+      out("sops.yaml"),
+      "--out-dir",
+      out("sops"),
+      F.secrets,
+    ],
+    code: 2,
+  },
+  {
+    what: "no parse",
+    argv: ["encrypt", "--age-recipient", AGE_RECIPIENT, "--out-dir", out("sops"), badYaml, ...NOW],
+    code: 1,
+  },
 ];
 
 // Every command but completion (which prints no data and reads no file) has rows.
@@ -624,6 +674,8 @@ const COMMANDS = [
   "certs certificate-key",
   "node-payload",
   "init",
+  "seal",
+  "encrypt",
 ];
 
 function commandOf(argv: readonly string[]): string {
