@@ -299,7 +299,7 @@ function loadCa(
   const keyData = existing.get(keyPath);
   if (keyData === undefined) {
     throw new InputError(
-      `Detected external ${h.caBaseName}, ${h.longName} can't be renewed (${keyPath} is not here)`,
+      `Detected external ${h.caBaseName}, ${h.longName} can't be renewed`,
     );
   }
   const key = loadPrivateKey(text(keyData), keyPath);
