@@ -66,6 +66,7 @@ export async function readPkiConfig(
     encryptionAlgorithm: c.encryptionAlgorithm,
     certificateValidityMs: c.certificateValidityPeriodMs,
     caCertificateValidityMs: c.caCertificateValidityPeriodMs,
+    kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,
   });
 }
 

@@ -53,6 +53,8 @@ nothing written, when:
   - a kubeconfig (all five, super-admin.conf included) is missing, or its
     client certificate is wrong in any of these ways;
   - pki/sa.key or pki/sa.pub is missing or they do not match.
+With etcd.external in --config (or no etcd key, CA or certificate at all),
+the etcd certificates are left out.
 It writes pki/<name>.crt (0644) for every leaf, the CA certificates given by
 flag, and each kubeconfig with certificate-authority-data (ca.crt) and
 client-certificate-data (0600); kubeconfigs keep everything else. Run again,
