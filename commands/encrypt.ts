@@ -7,7 +7,7 @@
  * @module
  */
 
-import { UsageError } from "../lib/base/errors.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
 import { type KubeObject, parseManifests } from "../lib/k8s/manifest.ts";
 import { isSecretObject } from "../lib/k8s/secret.ts";
 import { SOPS_VERSION } from "../lib/gitops/sops.ts";
@@ -65,7 +65,8 @@ Usage:
 ${FLAGS.help}
 Refusals (nothing is written; no secret value is ever printed):
   exit 2  a recipient that is not Bech32 age1… X25519 ("malformed recipient …")
-  exit 1  unreadable input, a Secret that already has a 'sops' key
+  exit 1  unreadable input, an input with no object at all, a Secret that
+          already has a 'sops' key
 
 ${EXIT_CODES}
 
@@ -86,6 +87,10 @@ Examples:
     const force = flagBool(ctx.flags, "force");
     const input = readInput(ctx.args[0] ?? "-");
     const objects = parseManifests(input.text, input.name);
+    // An empty stream is a failed step upstream, never a file to commit (as seal, kubeseal).
+    if (objects.length === 0) {
+      throw new InputError(`${input.name}: no objects found: nothing to encrypt`);
+    }
     const protection = await sopsProtection(recipients, ctx.now);
     const encrypted = protectObjects(objects, protection, input.name);
     const count = objects.filter(isSecretObject).length;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { UsageError } from "../lib/base/errors.ts";
+import { InputError, UsageError } from "../lib/base/errors.ts";
 import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
 import { isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
@@ -28,6 +28,9 @@ import {
   scopeFlag,
   sealedProtection,
 } from "./_secret_output.ts";
+
+/** kubeseal's refusal of an input without a Secret (`Seal`). */
+const NO_SECRETS = "no secrets found. Ensure the input is valid and UTF-8 encoded";
 
 const FLAGS = flagSet("seal", [
   [
@@ -80,8 +83,10 @@ Refusals (nothing is written; no secret value is ever printed):
           certificate on …"); a Secret without a namespace outside
           cluster-wide scope ("input secret has no namespace and cannot infer
           the namespace automatically when no kube config is available"), with
-          no data (unless --allow-empty-data) or without a name; bad base64
-  exit 2  a bad flag (--scope, -o)
+          no data (unless --allow-empty-data) or without a name; bad base64;
+          an input with no object at all ("no secrets found. Ensure the
+          input is valid and UTF-8 encoded")
+  exit 2  a bad flag (--scope, -o); --cert - with the input on stdin too
 
 ${EXIT_CODES}
 
@@ -104,9 +109,17 @@ Examples:
       throw new UsageError("--out-dir writes YAML files: -o json is not supported with it");
     }
     const force = flagBool(ctx.flags, "force");
+    const file = ctx.args[0] ?? "-";
+    if (certFile === "-" && file === "-") {
+      // stdin is read once: the Secrets would be read as the certificate, or not at all.
+      throw new UsageError("--cert - and the input both read stdin: give one a file");
+    }
     const key = await readSealingCert(certFile, ctx.now);
-    const input = readInput(ctx.args[0] ?? "-");
+    const input = readInput(file);
     const objects = parseManifests(input.text, input.name);
+    // kubeseal refuses an input with nothing in it: an empty stream is a failed step upstream,
+    // never a file to commit. (Objects but no Secret pass through with a warning.)
+    if (objects.length === 0) throw new InputError(`${input.name}: ${NO_SECRETS}`);
     const protection = await sealedProtection(key, scope, {
       allowEmptyData: flagBool(ctx.flags, "allow-empty-data"),
     });

@@ -181,3 +181,52 @@ Deno.test("CLI seal refusals of input and flags: kubeseal's texts, exit codes, n
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(unsealAll(ok.stdout)["undefined/nn"]!.p, "secret-value");
 });
+
+Deno.test("CLI seal and encrypt refuse an input with no object (a failed step upstream) and --cert - with stdin input", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = path.join(dir, "out.yaml");
+    const recipient = "age1f7q34mhfnuf7vyp9t57ght97c0mjdchj0lmfsgcx3hwptf7wqd3qmkd2af";
+    for (const stdin of ["", "\n", "---\n---\n", "# nothing\n"]) {
+      const s = await runCli(["seal", "--cert", CERT, "--out", out], { stdin });
+      assert.equal(s.code, 1, s.stderr);
+      assert.equal(
+        s.stderr,
+        "error: stdin: no secrets found. Ensure the input is valid and UTF-8 encoded\n",
+      );
+      const e = await runCli(["encrypt", "--age-recipient", recipient, "--out", out, ...NOW], {
+        stdin,
+      });
+      assert.equal(e.code, 1, e.stderr);
+      assert.equal(e.stderr, "error: stdin: no objects found: nothing to encrypt\n");
+      assert.equal(s.stdout + e.stdout, "");
+      assert.ok(!fs.existsSync(out));
+    }
+    // objects but no Secret: passed through with a warning, as before
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\n";
+    const passed = await runCli(["seal", "--cert", CERT], { stdin: cm });
+    assert.equal(passed.code, 0, passed.stderr);
+    assert.equal(passed.stderr, "warning: stdin: no Secret to seal\n");
+    assert.match(passed.stdout, /kind: ConfigMap/);
+    // --cert - and the Secrets on stdin: the certificate would swallow the Secrets
+    const created = await runCli(["token", "create", TOKEN, ...NOW]);
+    const both = await runCli(["seal", "--cert", "-"], {
+      stdin: fs.readFileSync(CERT, "utf8") + created.stdout,
+    });
+    assert.equal(both.code, 2, both.stderr);
+    assert.equal(both.stderr, "error: --cert - and the input both read stdin: give one a file\n");
+    assert.equal(both.stdout, "");
+    const fromFile = path.join(dir, "token.yaml");
+    fs.writeFileSync(fromFile, created.stdout);
+    const ok = await runCli(["seal", "--cert", "-", fromFile], {
+      stdin: fs.readFileSync(CERT, "utf8"),
+    });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(
+      unsealAll(ok.stdout)["kube-system/bootstrap-token-abcdef"]!["token-secret"],
+      "0123456789abcdef",
+    );
+  } finally {
+    cleanup();
+  }
+});
