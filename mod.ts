@@ -331,6 +331,7 @@ export function createCa(options: CreateCaOptions = {}): Promise<CreatedCa> {
       "./lib/pki/ca.ts"
     );
     const commonName = options.commonName ?? "kubernetes";
+    if (commonName === "") throw new InvalidInputError("the CA's common name must not be empty");
     const bad = caNameError(commonName);
     if (bad) throw new InvalidInputError(bad);
     const v = options.validity;
@@ -627,7 +628,14 @@ export function verifyCertificate(options: VerifyCertificateOptions): Promise<Ce
     const { loadCertsPem } = await import("./lib/pki/certsource.ts");
     const { verifyCertificate: verify } = await import("./lib/kubelet/cert_verify.ts");
     const { signerValidator } = await import("./lib/kubelet/signer.ts");
-    if (options.signerName !== undefined) signerValidator(options.signerName);
+    if (options.signerName !== undefined) {
+      try {
+        signerValidator(options.signerName);
+      } catch (e) {
+        // A malformed signer name is bad input here, not a verdict on the certificate.
+        throw new InvalidInputError((e as Error).message, { cause: e });
+      }
+    }
     const cas = (await loadCertsPem(options.ca, "ca certificate")).map((cert) => ({
       cert,
       source: "ca certificate",
