@@ -76,6 +76,23 @@ export function readTokenFile(file: string, flag: string): string {
   return words[0]!;
 }
 
+/** The file flags that may name stdin (`-`): the secret file forms and `--seal-cert`. */
+const STDIN_FLAGS = [...Object.values(SECRET_FILE_FLAGS), "seal-cert"];
+
+/**
+ * Refuses a second flag naming stdin (`-`) next to `flag`: stdin can be read
+ * once, so the second reader would get nothing, or the first one would take
+ * the other's text (a certificate key read as a token, Secrets as a
+ * certificate). A usage error naming both.
+ */
+export function refuseSecondStdinReader(flags: Flags, flag: string): void {
+  const other = STDIN_FLAGS.find((f) => f !== flag && [flags[f]].flat().includes("-"));
+  if (other !== undefined) {
+    const [a, b] = [flag, other].sort((x, y) => STDIN_FLAGS.indexOf(x) - STDIN_FLAGS.indexOf(y));
+    throw new UsageError(`--${a} and --${b} both read stdin (-): give one a file`);
+  }
+}
+
 /**
  * When `flags` has the file form of `name` (`--token-file`), reads it once and
  * stores the value as `name`'s (`--token`), so the usual readers see it.
@@ -90,16 +107,7 @@ export function materializeSecretFlag(flags: Flags, name: string, multiple: bool
   const files = Array.isArray(raw) ? raw.map(String) : [String(raw)];
   if (files.length > 1) throw new UsageError(`--${fileFlag} given more than once`);
   const file = files[0]!;
-  if (file === "-") {
-    // stdin can be read once: a second '-' would get nothing (or the first
-    // secret's text read as another secret).
-    const other = Object.values(SECRET_FILE_FLAGS).find((f) =>
-      f !== fileFlag && [flags[f]].flat().includes("-")
-    );
-    if (other !== undefined) {
-      throw new UsageError(`--${fileFlag} and --${other} both read stdin (-): give one a file`);
-    }
-  }
+  if (file === "-") refuseSecondStdinReader(flags, fileFlag);
   const value = name === "certificate-key"
     ? readSecretFile(file, fileFlag)
     : readTokenFile(file, fileFlag);

@@ -20,6 +20,7 @@ import type { Context, Flags } from "./_command.ts";
 import { flagChoice, flagList, flagString } from "./_flags.ts";
 import { ensureDir, type OutputFile } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { refuseSecondStdinReader } from "./_secret_input.ts";
 import * as path from "node:path";
 
 /** The sealing scopes (lib/gitops/sealed_secret.ts SEALING_SCOPES, kept here so flags load nothing). */
@@ -128,6 +129,7 @@ export async function protectionFromFlags(ctx: Context): Promise<SecretProtectio
   }
   if (cert !== undefined) {
     if (cert === "") throw new UsageError("--seal-cert must not be empty");
+    if (cert === "-") refuseSecondStdinReader(ctx.flags, "seal-cert");
     const scope = scopeFlag(ctx.flags, "seal-scope");
     return await sealedProtection(await readSealingCert(cert, ctx.now), scope);
   }

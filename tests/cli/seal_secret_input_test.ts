@@ -185,3 +185,41 @@ Deno.test("CLI two secret file flags both '-': exit 2 naming both, stdin not rea
   );
   assert.equal(ok.code, 0, ok.stderr);
 });
+
+Deno.test("CLI --seal-cert - next to a secret file flag '-': exit 2 naming both, nothing read as the wrong input", async () => {
+  const cert = fs.readFileSync(repoPath("tests/fixtures/gitops/controller-2048.crt"), "utf8");
+  const rows: [string[], string][] = [
+    [
+      ["token", "create", "--seal-cert", "-", "--token-file", "-", "--now", "2026-01-01T00:00:00Z"],
+      "--token-file and --seal-cert",
+    ],
+    [
+      [
+        "upload-certs",
+        "--pki-dir",
+        repoPath("tests/fixtures/upload_certs/pki"),
+        "--seal-cert",
+        "-",
+        "--certificate-key-file",
+        "-",
+      ],
+      "--certificate-key-file and --seal-cert",
+    ],
+    [[
+      "init",
+      ...SERVER.map((s, i) => i === 1 ? `https://${s}` : s),
+      "--ca",
+      CA,
+      "--token-file",
+      "-",
+      "--seal-cert",
+      "-",
+    ], "--token-file and --seal-cert"],
+  ];
+  for (const [argv, both] of rows) {
+    const r = await runCli(argv, { stdin: `${cert}${TOKEN}\n` });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `error: ${both} both read stdin (-): give one a file\n`);
+    assert.equal(r.stdout, "");
+  }
+});
