@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
 import { parseDuration } from "../../lib/go/duration.ts";
 import type { InitConfig } from "../../lib/kubeadm/init_config.ts";
+import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
 import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
 import type { CaName, ControlPlaneNode, SuppliedCa } from "../../lib/phases/certs.ts";
 import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
@@ -361,7 +362,8 @@ function specFromInitConfig(config: InitConfig): Partial<ControlPlanePkiSpec> {
     etcdServerCertSANs: c.etcd.local?.serverCertSANs ?? [],
     etcdPeerCertSANs: c.etcd.local?.peerCertSANs ?? [],
     externalEtcd: c.etcd.external !== undefined,
-    encryptionAlgorithm: c.encryptionAlgorithm,
+    // The deprecated PublicKeysECDSA gate overrides encryptionAlgorithm (EncryptionAlgorithmType()).
+    encryptionAlgorithm: effectiveEncryptionAlgorithm(c),
     certificateValidityMs: c.certificateValidityPeriodMs,
     caCertificateValidityMs: c.caCertificateValidityPeriodMs,
     kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,

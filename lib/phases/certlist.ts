@@ -640,6 +640,57 @@ export function dynamicDefaultsError(spec: ControlPlanePkiSpec): string | undefi
   return undefined;
 }
 
+/** Go's `net.IP` classes of a 4- or 16-byte address (v4-mapped addresses count as IPv4). */
+function ipClass(ip: Uint8Array): "unspecified" | "loopback" | "other" | "global" {
+  const v4 = ip.length === 4
+    ? ip
+    : ip.subarray(0, 10).every((b) => b === 0) && ip[10] === 0xff && ip[11] === 0xff
+    ? ip.subarray(12)
+    : undefined;
+  if (v4) {
+    if (v4.every((b) => b === 0)) return "unspecified";
+    if (v4[0] === 127) return "loopback";
+    if (
+      v4.every((b) => b === 255) || (v4[0]! & 0xf0) === 0xe0 ||
+      (v4[0] === 169 && v4[1] === 254)
+    ) return "other"; // broadcast, multicast, link-local
+    return "global";
+  }
+  if (ip.every((b) => b === 0)) return "unspecified";
+  if (ip.subarray(0, 15).every((b) => b === 0) && ip[15] === 1) return "loopback";
+  if (ip[0] === 0xff || (ip[0] === 0xfe && (ip[1]! & 0xc0) === 0x80)) return "other";
+  return "global";
+}
+
+/**
+ * Why kubeadm would not use `advertiseAddress` as written for the node's
+ * API server, or `undefined`. An unspecified address (`0.0.0.0`, `::`) or a
+ * loopback one is replaced by kubeadm with an address of the host it runs on
+ * (`SetAPIEndpointDynamicDefaults`: the default route's interface, or a global
+ * address on `lo`), which joinkit, rendering elsewhere, cannot know: refused.
+ * Any other address that is not global unicast (multicast, broadcast,
+ * link-local) kubeadm refuses (`VerifyAPIServerBindAddress`), with this text.
+ *
+ * @example
+ * ```ts
+ * advertiseAddressError("169.254.1.1"); // 'cannot use "169.254.1.1" as the bind address for the API Server'
+ * ```
+ */
+export function advertiseAddressError(advertiseAddress: string): string | undefined {
+  const ip = parseIpSloppy(advertiseAddress);
+  if (!ip) return undefined; // validation names it
+  const cls = ipClass(ip);
+  if (cls === "global") return undefined;
+  if (cls === "other") {
+    return `cannot use ${goQuote(formatIp(ip))} as the bind address for the API Server`;
+  }
+  return `localAPIEndpoint.advertiseAddress: ${goQuote(advertiseAddress)} is ${
+    cls === "loopback" ? "a loopback" : "an unspecified"
+  } address, which kubeadm replaces with an address of the host it runs on (${
+    cls === "loopback" ? "a global address of its lo interface" : "its default route's"
+  }); joinkit cannot detect it: give the node's own address`;
+}
+
 /**
  * kubeadm's validation of the fields the PKI is made from
  * (`ValidateInitConfiguration`'s node name, networking, control-plane

@@ -38,6 +38,7 @@ import { createCertificateDer } from "../pki/signed_cert.ts";
 import { verify } from "../pki/x509_verify.ts";
 import type { RandomBytes } from "../base/random.ts";
 import {
+  advertiseAddressError,
   CERT_BACKDATE_MS,
   CERT_LIST,
   certAltNames,
@@ -226,6 +227,11 @@ function loadCerts(pem: string, source: string): Cert[] {
   return certificatesFromPem(pem, source).map((der) => parseCertificateFrom(der, source));
 }
 
+/** Go's `time.Time.String()` of a UTC instant: `2006-01-02 15:04:05 +0000 UTC`. */
+function goTimeString(d: Date): string {
+  return d.toISOString().replace("T", " ").replace(/\.000Z$/, " +0000 UTC");
+}
+
 function wholeSeconds(ms: number): Date {
   return new Date(Math.floor(ms / 1000) * 1000);
 }
@@ -394,11 +400,11 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
   }
   for (const t of targets) {
     const errs = validateControlPlanePkiSpec(t.spec);
-    if (errs.length) {
-      throw new InputError(
-        `${t.node ? `node ${JSON.stringify(t.spec.nodeName)}: ` : ""}${aggregateErrors(errs)}`,
-      );
-    }
+    const where = t.node ? `node ${JSON.stringify(t.spec.nodeName)}: ` : "";
+    if (errs.length) throw new InputError(`${where}${aggregateErrors(errs)}`);
+    // kubeadm init would not serve on this address (it replaces or refuses it).
+    const why = advertiseAddressError(t.spec.advertiseAddress);
+    if (why) throw new InputError(`${where}${why}`);
   }
   warnings.push(...validityWarnings(base));
   const alg = base.encryptionAlgorithm as EncryptionAlgorithm;
@@ -698,6 +704,23 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       keySource: `${prefixOf(targets[0]!.node)}pki/${c.baseName}.key`,
       generated: true,
     });
+  }
+  // kubeadm's CheckCertificatePeriodValidity: a CA outside its validity at the start time is
+  // still used (leaves signed by an expired CA fail later), with kubeadm's warning.
+  for (const c of list.filter((x) => x.caName === undefined)) {
+    const a = authorities.get(c.name)!;
+    const why = currentTime < a.cert.notBefore
+      ? "is not valid yet"
+      : currentTime > a.cert.notAfter
+      ? "has expired"
+      : undefined;
+    if (why) {
+      warnings.push(
+        `WARNING: could not validate bounds for certificate ${c.baseName}: the certificate ${why}: NotBefore: ${
+          goTimeString(a.cert.notBefore)
+        }, NotAfter: ${goTimeString(a.cert.notAfter)}`,
+      );
+    }
   }
   const sharedLeaves = new Map<
     string,

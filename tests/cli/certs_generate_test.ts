@@ -317,3 +317,87 @@ Deno.test({
     .toString();
   assert.equal((kc.match(/Using existing kubeconfig file/g) ?? []).length, 5);
 });
+
+/** A minimal v1beta4 file: the node, its address and the ClusterConfiguration lines given. */
+function configFile(advertiseAddress: string, cluster: string): string {
+  const file = path.join(root.dir, `cfg${n++}.yaml`);
+  fs.writeFileSync(
+    file,
+    `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+localAPIEndpoint:
+  advertiseAddress: "${advertiseAddress}"
+nodeRegistration:
+  name: cp-1
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+kubernetesVersion: v1.32.5
+${cluster}`,
+  );
+  return file;
+}
+
+Deno.test("CLI certs generate: the PublicKeysECDSA gate overrides encryptionAlgorithm, as kubeadm v1.32.5 does (P-256 keys)", async () => {
+  // kubeadm v1.32.5 init phase certs all + kubeconfig all wrote P-256 keys for this file.
+  const cfg = configFile(
+    "10.0.0.10",
+    "encryptionAlgorithm: RSA-2048\nfeatureGates:\n  PublicKeysECDSA: true\n",
+  );
+  const out = fresh();
+  const r = await runCli(["certs", "generate", "--config", cfg, "--out-dir", out, ...NOW]);
+  assert.equal(r.code, 0, r.stderr);
+  for (const f of ["pki/ca.key", "pki/apiserver.key", "pki/sa.key", "pki/etcd/peer.key"]) {
+    assert.match(fs.readFileSync(path.join(out, f), "utf8"), /^-----BEGIN EC PRIVATE KEY-----/, f);
+  }
+  const text = execFileSync("openssl", [
+    "x509",
+    "-noout",
+    "-text",
+    "-in",
+    path.join(out, "pki/ca.crt"),
+  ])
+    .toString();
+  assert.match(text, /ASN1 OID: prime256v1/);
+});
+
+Deno.test("CLI certs generate refuses advertise addresses kubeadm would not serve on; nothing written", async () => {
+  // Verdicts of kubeadm v1.32.5: tests/fixtures/kubeadm_pki/advertise_addresses.json.
+  const cases: [string, RegExp][] = [
+    [
+      "0.0.0.0",
+      /^error: localAPIEndpoint\.advertiseAddress: "0\.0\.0\.0" is an unspecified address, .*give the node's own address$/,
+    ],
+    ["::1", /^error: localAPIEndpoint\.advertiseAddress: "::1" is a loopback address, /],
+    ["224.0.0.1", /^error: cannot use "224\.0\.0\.1" as the bind address for the API Server$/],
+  ];
+  for (const [address, want] of cases) {
+    const out = fresh();
+    const cfg = configFile(address, "encryptionAlgorithm: ECDSA-P256\n");
+    const r = await runCli(["certs", "generate", "--config", cfg, "--out-dir", out, ...NOW]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr.trimEnd(), want);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1);
+    assert.equal(fs.existsSync(out), false);
+  }
+  const out = fresh();
+  const r = await runCli([
+    "certs",
+    "generate",
+    "--out-dir",
+    out,
+    "--node",
+    "cp-1=10.0.0.11",
+    "--node",
+    "cp-2=169.254.0.2",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+    ...NOW,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(
+    r.stderr,
+    'error: node "cp-2": cannot use "169.254.0.2" as the bind address for the API Server\n',
+  );
+  assert.equal(fs.existsSync(out), false);
+});

@@ -14,12 +14,14 @@ import { Buffer } from "node:buffer";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../../lib/kubeadm/init_config.ts";
 import {
+  advertiseAddressError,
   apiServerVirtualIp,
   controlPlaneEndpointUrl,
   type ControlPlanePkiSpec,
   controlPlanePkiSpec,
   localEndpointUrl,
   nodeAltNames,
+  parseIpSloppy,
   removeDuplicateAltNames,
   validateControlPlanePkiSpec,
 } from "../../lib/phases/certlist.ts";
@@ -700,4 +702,88 @@ Deno.test("buildControlPlanePki() ControlPlaneKubeletLocalMode: kubelet.conf poi
   assert.equal(await server(true, "kubelet.conf"), "https://10.0.0.10:6443");
   assert.equal(await server(true, "admin.conf"), "https://cp.example.com:6443");
   assert.equal(await server(false, "kubelet.conf"), "https://cp.example.com:6443");
+});
+
+/** kubeadm v1.32.5's verdicts on advertise addresses (init phase certs all; fixture). */
+const ADVERTISE = (JSON.parse(
+  fs.readFileSync(path.join(FIXTURES, "advertise_addresses.json"), "utf8"),
+) as {
+  cases: { address: string; kubeadm: "ok" | "refused"; advertised?: string; error?: string }[];
+}).cases;
+
+const sameIp = (a: string, b: string) =>
+  Buffer.from(parseIpSloppy(a)!).equals(Buffer.from(parseIpSloppy(b)!));
+
+for (const c of ADVERTISE) {
+  Deno.test(`advertiseAddressError() ${c.address}: kubeadm v1.32.5 ${c.kubeadm === "ok" ? (sameIp(c.advertised!, c.address) ? "serves on it" : "replaces it with the host's address") : "refuses it"}`, () => {
+    const why = advertiseAddressError(c.address);
+    if (c.kubeadm === "ok" && sameIp(c.advertised!, c.address)) assert.equal(why, undefined);
+    else if (c.kubeadm === "ok") {
+      // kubeadm put this host's address in the SANs: joinkit, rendering elsewhere, cannot.
+      assert.match(
+        why!,
+        /is an unspecified address, .*joinkit cannot detect it: give the node's own address$/,
+      );
+    } else if (c.error!.startsWith("cannot use")) assert.equal(why, c.error);
+    else assert.match(why!, /is a loopback address, .*give the node's own address$/);
+  });
+}
+
+Deno.test("buildControlPlanePki() refuses an advertise address kubeadm would not serve on, naming the node", async () => {
+  const spec = controlPlanePkiSpec({ ...SAMPLE, encryptionAlgorithm: "ECDSA-P256" });
+  await assert.rejects(
+    buildControlPlanePki({
+      spec: { ...spec, advertiseAddress: "0.0.0.0" },
+      now: NOW,
+      existing: new Map(),
+    }),
+    /^InputError: localAPIEndpoint\.advertiseAddress: "0\.0\.0\.0" is an unspecified address/,
+  );
+  await assert.rejects(
+    buildControlPlanePki({
+      spec,
+      nodes: [{ name: "cp-1", advertiseAddress: "10.0.0.11" }, {
+        name: "cp-2",
+        advertiseAddress: "FE80::2",
+      }],
+      now: NOW,
+      existing: new Map(),
+    }),
+    /^InputError: node "cp-2": cannot use "fe80::2" as the bind address for the API Server$/,
+  );
+});
+
+Deno.test("buildControlPlanePki() uses a CA outside its validity with kubeadm's warning (expired, not yet valid)", async () => {
+  const spec = controlPlanePkiSpec({ ...SAMPLE, encryptionAlgorithm: "ECDSA-P256" });
+  const old = await buildControlPlanePki({
+    spec: { ...spec, caCertificateValidityMs: 3_600_000 },
+    now: new Date("2020-01-01T00:00:00Z"),
+    existing: new Map(),
+  });
+  const cas = (pki: ControlPlanePki) =>
+    new Map(
+      [...readTreeOf(pki)].filter(([f]) =>
+        /^pki\/(ca|front-proxy-ca|etcd\/ca)\.(crt|key)$/.test(f)
+      ),
+    );
+  const expired = await buildControlPlanePki({ spec, now: NOW, existing: cas(old) });
+  assert.deepEqual(
+    expired.warnings.filter((w) => w.includes("bounds")),
+    ["ca", "front-proxy-ca", "etcd/ca"].map((b) =>
+      `WARNING: could not validate bounds for certificate ${b}: the certificate has expired: NotBefore: 2019-12-31 23:55:00 +0000 UTC, NotAfter: 2020-01-01 01:00:00 +0000 UTC`
+    ),
+  );
+  assert.ok(expired.lines.includes("[certs] Using existing ca certificate authority"));
+  const current = await buildControlPlanePki({ spec, now: NOW, existing: new Map() });
+  const future = await buildControlPlanePki({
+    spec,
+    now: new Date("2026-06-04T09:50:00Z"),
+    existing: cas(current),
+  });
+  assert.match(
+    future.warnings.join("\n"),
+    /^WARNING: could not validate bounds for certificate ca: the certificate is not valid yet: NotBefore: 2026-06-04 09:55:00 \+0000 UTC, NotAfter: 2036-06-01 10:00:00 \+0000 UTC$/m,
+  );
+  const fine = await buildControlPlanePki({ spec, now: NOW, existing: cas(current) });
+  assert.deepEqual(fine.warnings.filter((w) => w.includes("bounds")), []);
 });
