@@ -28,7 +28,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   kubeconfig: "The kubelet's kubeconfigs: bootstrap, pre-signed node",
   csr: "Kubelet certificate signing requests",
   cert: "Issued certificates: verify and inspect",
-  certs: "A kubeadm tree: generate pki/ and kubeconfigs, expiry, upload-certs' certificate key",
+  certs: "The kubeadm PKI: generate, external-CA CSRs and assembly, renew, expiry, certificate key",
 };
 
 // The import specifiers stay literal so deno and esbuild see each command file.
@@ -183,7 +183,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "certs check-expiration",
     group: "certs",
     summary: "Report certificate expiry as kubeadm certs check-expiration, plus the kubelet's",
-    load: () => import("./certs_check_expiration.ts"),
+    load: () => import("./certs/check_expiration.ts"),
   },
   {
     name: "certs generate",
@@ -220,7 +220,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "certs certificate-key",
     group: "certs",
     summary: "Print a new certificate key for upload-certs, as kubeadm certs certificate-key",
-    load: () => import("./certs_certificate_key.ts"),
+    load: () => import("./certs/certificate_key.ts"),
   },
   {
     name: "upload-certs",

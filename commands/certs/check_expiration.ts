@@ -8,14 +8,14 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { InputError, UsageError } from "../lib/base/errors.ts";
-import type { Cert } from "../lib/pki/cert_info.ts";
-import { extractCerts } from "../lib/pki/certsource.ts";
-import { parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
-import { goJsonIndent } from "../lib/go/json.ts";
-import { shortHumanDuration } from "../lib/go/human_duration.ts";
-import { formatRfc3339 } from "../lib/go/time.ts";
-import { formatName } from "../lib/pki/pkix_name.ts";
+import { InputError, UsageError } from "../../lib/base/errors.ts";
+import type { Cert } from "../../lib/pki/cert_info.ts";
+import { extractCerts } from "../../lib/pki/certsource.ts";
+import { parseKubeconfig } from "../../lib/k8s/kubeconfig_read.ts";
+import { goJsonIndent } from "../../lib/go/json.ts";
+import { shortHumanDuration } from "../../lib/go/human_duration.ts";
+import { formatRfc3339 } from "../../lib/go/time.ts";
+import { formatName } from "../../lib/pki/pkix_name.ts";
 import {
   expirationInfo,
   expirationText,
@@ -27,11 +27,11 @@ import {
   notACaError,
   parseRenewalThreshold,
   type RenewalThreshold,
-} from "../lib/kubelet/expiration.ts";
-import { type Command, type Context, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagSet, flagString, outputFormat } from "./_flags.ts";
-import { walkFiles } from "./_io.ts";
-import { type Input, readInput } from "./_read.ts";
+} from "../../lib/kubelet/expiration.ts";
+import { type Command, type Context, EXIT_CODES } from "../_command.ts";
+import { expectArgs, flagSet, flagString, outputFormat } from "../_flags.ts";
+import { walkFiles } from "../_io.ts";
+import { type Input, readInput } from "../_read.ts";
 
 const FLAGS = flagSet("certs check-expiration", [
   ["output", "text (default), json or yaml"],
@@ -134,7 +134,7 @@ Examples:
     const info = expirationInfo(certs, cas, ctx.now);
     if (format === "json") ctx.stdout(goJsonIndent(info));
     else if (format === "yaml") {
-      const { toYaml } = await import("../lib/k8s/manifest.ts");
+      const { toYaml } = await import("../../lib/k8s/manifest.ts");
       ctx.stdout(toYaml(info));
     } else ctx.stdout(expirationText(info));
     for (const w of skipped) ctx.stderr(`warning: ${w}: skipped: unreadable`);
@@ -178,10 +178,10 @@ Examples:
 
 /** With --config: each kubeadm tree among the DIR arguments checked as a whole (`FILE: RULE: MESSAGE`). */
 async function treeDrift(ctx: Context): Promise<string[]> {
-  const { readPkiConfig, readTree, treePaths } = await import("./certs/_pki_config.ts");
+  const { readPkiConfig, readTree, treePaths } = await import("./_pki_config.ts");
   const spec = await readPkiConfig(ctx, false);
   if (!spec) return [];
-  const { checkPkiTree } = await import("../lib/phases/pki_check.ts");
+  const { checkPkiTree } = await import("../../lib/phases/pki_check.ts");
   const out: string[] = [];
   for (const arg of ctx.args) {
     if (arg === "-" || !isDirectory(arg)) continue;

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { createCertificateKey } from "../lib/pki/aes_gcm.ts";
-import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagSet } from "./_flags.ts";
+import { createCertificateKey } from "../../lib/pki/aes_gcm.ts";
+import { type Command, EXIT_CODES } from "../_command.ts";
+import { expectArgs, flagSet } from "../_flags.ts";
 
 const FLAGS = flagSet("certs certificate-key", []);
 
