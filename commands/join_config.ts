@@ -12,7 +12,7 @@ import { aggregateErrors } from "../lib/go/aggregate.ts";
 import { CheckError, InputError, UsageError } from "../lib/base/errors.ts";
 import { goQuote } from "../lib/go/quote.ts";
 import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
-import { KUBEADM_GROUP, KUBEADM_VERSIONS } from "../lib/kubeadm/api.ts";
+import { checkKubeadmDocumentSplit, KUBEADM_GROUP, KUBEADM_VERSIONS } from "../lib/kubeadm/api.ts";
 import {
   type Arg,
   decodeJoinConfiguration,
@@ -371,6 +371,8 @@ function revalidate(
   stderr: (line: string) => void,
 ): Record<string, unknown> {
   const input = readInput(file);
+  // kubeadm join's SplitYAMLDocuments refuses a piece that holds no document before any decoding.
+  checkKubeadmDocumentSplit(input.text, input.name);
   const docs = parseManifests(input.text, input.name);
   const joins = docs.filter((d) => d.kind === JOIN_KIND);
   for (const d of docs) {

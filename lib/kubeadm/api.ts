@@ -10,6 +10,7 @@
 import { InputError } from "../base/errors.ts";
 import { isObject } from "../base/object.ts";
 import { goQuote } from "../go/quote.ts";
+import { parseGoTime } from "../go/time.ts";
 
 /** The API group of kubeadm's configuration types. */
 export const KUBEADM_GROUP = "kubeadm.k8s.io";
@@ -150,6 +151,19 @@ export class DocReader {
     return v;
   }
 
+  /**
+   * A `metav1.Time` field (absent or null → undefined): a JSON string that
+   * Go's `time.Parse(time.RFC3339, …)` accepts; an empty string is refused
+   * too, as `metav1.Time.UnmarshalJSON` refuses it.
+   */
+  time(v: unknown, path: string): string | undefined {
+    const s = this.string(v, path);
+    if (s === undefined) return undefined;
+    const t = parseGoTime(s);
+    if (!t.ok) throw new InputError(`${this.source}: ${path}: ${t.error}`);
+    return s;
+  }
+
   /** A `[]string` field: absent → undefined, `null` → undefined, `[]` → []. */
   strings(v: unknown, path: string): string[] | undefined {
     if (v === undefined || v === null) return undefined;
@@ -163,5 +177,65 @@ export class DocReader {
     if (v === null) return null;
     if (!Array.isArray(v)) this.fail(path, "a list", v);
     return v;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The document split.
+
+/** Whether a piece of a stream holds no document: blank, comments, `---` lines, or a YAML null/`{}`. */
+function holdsNoDocument(lines: readonly string[]): boolean {
+  const content = lines
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#") && !/^---(?:\s|#|$)/.test(l));
+  if (content.length === 0) return true;
+  const only = content.join(" ").replace(/\s+#.*$/, "");
+  return ["null", "Null", "NULL", "~", "{}"].includes(only);
+}
+
+/**
+ * kubeadm's split of a config file into documents (`SplitYAMLDocuments`
+ * over apimachinery's `YAMLReader`), for the two refusals the YAML reader
+ * does not make: a line starting with `---` followed by anything but blanks
+ * or a comment (`invalid Yaml document separator: …`), and a piece between
+ * separators that holds no document (only blanks or comments, such as
+ * `---` then a comment at the end of the file, or blank lines before a
+ * first `---`), which kubeadm reads as a document without apiVersion and
+ * kind. A `---` that ends a document is consumed with it; one met before
+ * any content starts the next piece, so a leading `---` is fine but two in
+ * a row are not. Throws an {@link InputError} (exit 1, as kubeadm's).
+ *
+ * @example
+ * ```ts
+ * import { checkKubeadmDocumentSplit } from "./api.ts";
+ * checkKubeadmDocumentSplit("---\nkind: A\n---\n", "f"); // fine
+ * // checkKubeadmDocumentSplit("kind: A\n---\n# end\n", "f") throws
+ * ```
+ */
+export function checkKubeadmDocumentSplit(text: string, source: string): void {
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  let piece: string[] = [];
+  const pieces: string[][] = [];
+  for (const line of lines) {
+    if (line.startsWith("---")) {
+      const rest = line.slice(3).trim();
+      if (rest !== "" && !rest.startsWith("#")) {
+        throw new InputError(`${source}: invalid Yaml document separator: ${rest}`);
+      }
+      if (piece.length) {
+        pieces.push(piece);
+        piece = [];
+        continue;
+      }
+    }
+    piece.push(line);
+  }
+  if (piece.length) pieces.push(piece);
+  // A file with no piece at all is judged by the reader (kubeadm defaults an empty file).
+  if (pieces.some(holdsNoDocument)) {
+    throw new InputError(
+      `${source}: invalid configuration for GroupVersionKind /, Kind=: kind and apiVersion is mandatory information that must be specified`,
+    );
   }
 }

@@ -19,8 +19,8 @@
 import { InputError } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
 import { goQuote } from "../go/quote.ts";
-import type { KubeObject } from "../k8s/manifest.ts";
-import { KUBEADM_GROUP } from "./api.ts";
+import { type KubeObject, parseManifests } from "../k8s/manifest.ts";
+import { checkKubeadmDocumentSplit, KUBEADM_GROUP } from "./api.ts";
 import {
   CLUSTER_KIND,
   INIT_KIND,
@@ -156,4 +156,25 @@ export function validateKubeadmConfig(
     return { ok: false, exit: 1, message: "no kubeadm configuration found" };
   }
   return { ok: true, warnings };
+}
+
+/**
+ * Judges a kubeadm config file's text as `kubeadm config validate --config`
+ * does: kubeadm's document split first (`checkKubeadmDocumentSplit`), then
+ * the YAML/JSON reader, then {@link validateKubeadmConfig}. Never throws for
+ * bad input.
+ */
+export function validateKubeadmConfigText(
+  text: string,
+  opts: ConfigValidateOptions = {},
+): ConfigVerdict {
+  let docs: KubeObject[];
+  try {
+    checkKubeadmDocumentSplit(text, "");
+    docs = parseManifests(text, "");
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { ok: false, exit: 1, message: e.message.replace(/^: /, "") };
+  }
+  return validateKubeadmConfig(docs, opts);
 }

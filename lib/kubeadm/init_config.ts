@@ -357,7 +357,7 @@ function decodeInit(
     };
     const value = r.string(o.value, `${p}.value`);
     if (value) taint.value = value;
-    r.string(o.timeAdded, `${p}.timeAdded`);
+    r.time(o.timeAdded, `${p}.timeAdded`);
     return taint;
   });
   const name = r.string(nro.name, "nodeRegistration.name");

@@ -364,7 +364,7 @@ export function decodeJoinConfiguration(obj: unknown, source = "input"): Decoded
       };
       const value = r.string(o.value, `${p}.value`);
       if (value) taint.value = value;
-      const added = r.string(o.timeAdded, `${p}.timeAdded`);
+      const added = r.time(o.timeAdded, `${p}.timeAdded`);
       if (added) taint.timeAdded = added;
       return taint;
     });

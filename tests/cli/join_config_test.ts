@@ -348,3 +348,55 @@ Deno.test("CLI join-config FILE names nodeRegistration.kubeletExtraArgs in its r
     cleanup();
   }
 });
+
+// Real kubeadm v1.32.5 (`kubeadm config validate`, whose split and decoding `kubeadm join
+// --config` shares) refuses each of these with exit 1; the recorded corpus holds the verdicts.
+Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream with no document, a bad separator, a bad taint timeAdded (exit 1)", async () => {
+  const { dir, cleanup } = tempDir();
+  const join =
+    `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration: {name: w, criSocket: unix:///x}\ndiscovery:\n  bootstrapToken: {apiServerEndpoint: "10.0.0.1:6443", token: ${T}, caCertHashes: ["${PIN}"]}\n`;
+  const NO_DOC = /kind and apiVersion is mandatory information that must be specified$/;
+  try {
+    const cases: [string, string, RegExp | null][] = [
+      ["trailing comment after ---", `${join}---\n# end\n`, NO_DOC],
+      ["blank lines before the first ---", `\n\n---\n${join}`, NO_DOC],
+      ["two --- in a row", `---\n---\n${join}`, NO_DOC],
+      ["an empty {} piece", `${join}---\n{}\n`, NO_DOC],
+      ["text after ---", `${join}--- |\n`, /invalid Yaml document separator: \|$/],
+      [
+        "taint timeAdded not RFC 3339",
+        join.replace(
+          "criSocket: unix:///x}",
+          "criSocket: unix:///x, taints: [{key: a, effect: NoSchedule, timeAdded: '2020-01-01'}]}",
+        ),
+        /nodeRegistration\.taints\[0\]\.timeAdded: parsing time "2020-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"$/,
+      ],
+      ["leading --- and a trailing ---", `---\n${join}---\n`, null],
+      [
+        "taint timeAdded RFC 3339",
+        join.replace(
+          "criSocket: unix:///x}",
+          "criSocket: unix:///x, taints: [{key: a, effect: NoSchedule, timeAdded: '2020-01-01T00:00:00Z'}]}",
+        ),
+        null,
+      ],
+    ];
+    for (const [name, text, want] of cases) {
+      const f = path.join(dir, "join.yaml");
+      fs.writeFileSync(f, text);
+      const r = await runCli(["join-config", f]);
+      if (want === null) {
+        assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+        assert.match(r.stdout, /kind: JoinConfiguration/);
+        continue;
+      }
+      assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+      assert.equal(r.stdout, "", name);
+      assert.equal(r.stderr.trim().split("\n").length, 1, name);
+      assert.match(r.stderr.trim(), want, name);
+      assert.ok(r.stderr.includes("join.yaml"), name);
+    }
+  } finally {
+    cleanup();
+  }
+});
