@@ -14,6 +14,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { loadAll, Schema, timestampTag, YAML11_SCHEMA, YAMLException } from "js-yaml";
 import { Document, type Pair, type Scalar, type Tags, visit, type YAMLMap } from "yaml";
 import { InputError } from "../base/errors.ts";
@@ -390,8 +391,16 @@ export function toYamlByLibrary(value: unknown): string {
       node.type = "PLAIN";
     },
   });
-  const text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
+  let text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
   if (strings.length === 0) return text;
+  const complex = new Set<number>();
+  strings.forEach((s, i) => {
+    if (keys[i] && !simpleKey(s)) {
+      complex.add(i);
+      keys[i] = false; // written after `? ` as a value is after `: `
+    }
+  });
+  if (complex.size > 0) text = complexKeys(text, mark, complex);
   let out = "";
   let last = 0;
   for (const m of text.matchAll(new RegExp(`${mark}(\\d+)x`, "g"))) {
@@ -411,12 +420,48 @@ export function toYamlByLibrary(value: unknown): string {
     const before = out.slice(lineStart);
     const container = before.endsWith("-")
       ? before.length - 1
-      : (/^(?: *- )* */.exec(before)?.[0].length ?? 0);
+      : (/^(?: *[-:] )* */.exec(before)?.[0].length ?? 0);
     const r = goYamlScalar(strings[i]!, before.length, container);
     out += r.text;
     if (r.endsLine && text[last] === "\n") last++;
   }
   return out + text.slice(last);
+}
+
+/** go-yaml writes `key: value` only for a one-line key of at most 128 bytes. */
+function simpleKey(key: string): boolean {
+  return !/[\n\r\u0085\u2028\u2029]/.test(key) && Buffer.byteLength(key, "utf8") <= MAX_SIMPLE_KEY;
+}
+
+/**
+ * The library's `PH: value` lines for complex keys turned into go-yaml's
+ * `? PH` and `: value`, a block value's first line joined to the `: ` (a
+ * sequence, which the library does not indent under a key, indented by 2).
+ */
+function complexKeys(text: string, mark: string, complex: ReadonlySet<number>): string {
+  const lines = text.split("\n");
+  const keyAt = new RegExp(`^((?: *[-:] )* *)(${mark}(\\d+)x):(.*)$`);
+  for (let n = 0; n < lines.length; n++) {
+    const m = keyAt.exec(lines[n]!);
+    if (!m || !complex.has(Number(m[3]))) continue;
+    const col = m[1]!.length;
+    const pad = " ".repeat(col);
+    if (m[4] !== "") {
+      lines.splice(n, 1, `${m[1]}? ${m[2]}`, `${pad}:${m[4]}`);
+      n++;
+      continue;
+    }
+    lines[n] = `${m[1]}? ${m[2]}`;
+    if (lines[n + 1]!.startsWith(pad + "- ")) {
+      for (let k = n + 1; k < lines.length; k++) {
+        const l = lines[k]!;
+        if (!l.startsWith(pad + "- ") && !l.startsWith(pad + " ")) break;
+        lines[k] = "  " + l;
+      }
+    }
+    lines[n + 1] = `${pad}: ${lines[n + 1]!.slice(col + 2)}`;
+  }
+  return lines.join("\n");
 }
 
 // ---------------------------------------------------------------------------
