@@ -12,6 +12,8 @@
  * @module
  */
 
+import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { Buffer } from "node:buffer";
 import { UsageError } from "../base/errors.ts";
 
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
@@ -90,7 +92,31 @@ export function parseAgeRecipient(text: string): string {
   if (decoded.hrp !== "age") throw bad(`invalid type ${JSON.stringify(decoded.hrp)}`);
   if (decoded.data.length !== 32) throw bad("invalid length");
   if (text !== text.toLowerCase()) throw bad("not lower case");
+  // age's Wrap refuses such a point (X25519 gives the all-zero secret): age's own text.
+  if (isLowOrderPoint(decoded.data)) throw bad("bad input point: low order point");
   return text;
+}
+
+let probeKey: KeyObject | undefined;
+
+/**
+ * Whether an X25519 public key is a point of small order: with it, the
+ * shared secret is all zeros whatever the other side's key, so the wrapped
+ * file key would open for anyone. A clamped scalar is a multiple of the
+ * cofactor 8, so X25519 with any private key gives zero exactly for those
+ * points (OpenSSL refuses the derivation: "failed during derivation").
+ */
+export function isLowOrderPoint(point: Uint8Array): boolean {
+  probeKey ??= generateKeyPairSync("x25519").privateKey;
+  try {
+    const publicKey = createPublicKey({
+      key: { kty: "OKP", crv: "X25519", x: Buffer.from(point).toString("base64url") },
+      format: "jwk",
+    });
+    return diffieHellman({ privateKey: probeKey, publicKey }).every((b) => b === 0);
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -89,6 +89,22 @@ Deno.test("CLI encrypt refusals: a malformed recipient is exit 2 naming it, miss
       ],
       [["--age-recipient", "age1pq1abc"], 2, /^error: malformed recipient "age1pq1abc"/],
       [[], 2, /missing required flag --age-recipient/],
+      // a point of small order: the age CLI refuses to wrap for it (was: exit 1, "internal error")
+      [
+        ["--age-recipient", "age1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq5cu47z"],
+        2,
+        /^error: malformed recipient "age1q+5cu47z": bad input point: low order point/,
+      ],
+      [
+        [
+          "--age-recipient",
+          R1,
+          "--age-recipient",
+          "age1t7wft09r2zxzfvwsk92eeql0tvzyghxytqwgapkcyf8dm5ylz9ts6wm9s8",
+        ],
+        2,
+        /low order point/,
+      ],
       [["--age-recipient", R1, "--out", out, "--out-dir", dir], 2, /--out and --out-dir/],
     ];
     for (const [flags, code, want] of rows) {

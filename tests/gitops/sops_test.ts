@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
-import { ageEncryptArmored, bech32Decode, parseAgeRecipient } from "../../lib/gitops/age.ts";
+import {
+  ageEncryptArmored,
+  bech32Decode,
+  isLowOrderPoint,
+  parseAgeRecipient,
+} from "../../lib/gitops/age.ts";
 import {
   newSopsDataKey,
   SECRET_ENCRYPTED_REGEX,
@@ -18,6 +23,17 @@ const R1 = "age1f7q34mhfnuf7vyp9t57ght97c0mjdchj0lmfsgcx3hwptf7wqd3qmkd2af"; // 
 const R2 = "age1e2j95m5k8d0rlp5fmhesplc79haljmuhyucjy7qzf7cnxxwp0qwquz4n4w"; // age2.key
 const VERDICTS = JSON.parse(fixture("verdicts.json"));
 
+/** Bech32 `age1…` of the small-order X25519 points; the age CLI refused every one. */
+const LOW_ORDER_RECIPIENTS = [
+  "age1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq5cu47z",
+  "age1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqj7vrya",
+  "age1ur4h5lpmgxu2u9jku0a0r87ydtdqnr0tnsetrlvxvgz3vh6fhqqqzyt4v9",
+  "age1t7wft09r2zxzfvwsk92eeql0tvzyghxytqwgapkcyf8dm5ylz9ts6wm9s8",
+  "age1anlllllllllllllllllllllllllllllllllllllllllllllllals4n2t7m",
+  "age1ahlllllllllllllllllllllllllllllllllllllllllllllllalsn46ayy",
+  "age1amlllllllllllllllllllllllllllllllllllllllllllllllalselrwrv",
+];
+
 Deno.test("parseAgeRecipient() accepts X25519 recipients and refuses what age.ParseX25519Recipient refuses", () => {
   assert.equal(parseAgeRecipient(R1), R1);
   assert.equal(parseAgeRecipient(R2), R2);
@@ -33,6 +49,10 @@ Deno.test("parseAgeRecipient() accepts X25519 recipients and refuses what age.Pa
     ["a12uel5l", /invalid type "a"|invalid length/],
     [R1.slice(0, 10) + (R1[10] === "q" ? "p" : "q") + R1.slice(11), /invalid checksum/],
     [R1.slice(0, 10) + "b" + R1.slice(11), /invalid character/],
+    // the X25519 points of small order (u = 0, 1, the two of order 8, p-1, and p, p+1 unreduced):
+    // the age 1.1.1 CLI refuses each ("failed to wrap key for recipient #0: bad input point:
+    // low order point"), since anyone could open the data key; was "internal error: Invalid key"
+    ...LOW_ORDER_RECIPIENTS.map((r): [string, RegExp] => [r, /: bad input point: low order point/]),
   ];
   for (const [text, why] of bad) {
     assert.throws(() => parseAgeRecipient(text), (e: Error) => {
@@ -40,6 +60,19 @@ Deno.test("parseAgeRecipient() accepts X25519 recipients and refuses what age.Pa
       assert.match(e.message, why, text);
       return true;
     });
+  }
+});
+
+Deno.test("isLowOrderPoint(): the small-order points and only those (age CLI verdicts)", () => {
+  for (const r of LOW_ORDER_RECIPIENTS) {
+    const d = bech32Decode(r);
+    assert.ok(typeof d !== "string" && isLowOrderPoint(d.data), r);
+  }
+  // the base point u = 9 (the age CLI encrypts to age1pyqq…8r66x) and the fixtures' recipients
+  for (const r of ["age1pyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq8r66x", R1, R2]) {
+    const d = bech32Decode(r);
+    assert.ok(typeof d !== "string" && !isLowOrderPoint(d.data), r);
+    assert.equal(parseAgeRecipient(r), r);
   }
 });
 
