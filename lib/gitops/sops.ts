@@ -76,13 +76,34 @@ function leafBytes(value: string | number | boolean): { type: string; bytes: Uin
   if (typeof value === "boolean") {
     return { type: "bool", bytes: Buffer.from(value ? "True" : "False") };
   }
-  if (Number.isSafeInteger(value)) return { type: "int", bytes: Buffer.from(String(value)) };
-  const text = String(value);
-  // strconv.FormatFloat(f, 'f', -1, 64) never writes an exponent.
-  if (!Number.isFinite(value) || /e/i.test(text)) {
-    throw new InputError(`cannot encrypt the number ${text} as sops writes floats`);
+  if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
+    return { type: "int", bytes: Buffer.from(String(value)) };
   }
-  return { type: "float", bytes: Buffer.from(text) };
+  return { type: "float", bytes: Buffer.from(goFormatFloatF(value)) };
+}
+
+/**
+ * Go's `strconv.FormatFloat(f, 'f', -1, 64)`, as sops' `ToBytes` and
+ * `aes.Cipher.Encrypt` write a float: the shortest digits that read back as
+ * `f` (JavaScript's `String` picks the same ones), never in exponent form;
+ * `+Inf`, `-Inf`, `NaN`, `-0`.
+ */
+export function goFormatFloatF(f: number): string {
+  if (Number.isNaN(f)) return "NaN";
+  if (f === Infinity) return "+Inf";
+  if (f === -Infinity) return "-Inf";
+  if (Object.is(f, -0)) return "-0";
+  const text = String(f);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[2]! + (m[3] ?? "");
+  const point = 1 + Number(m[4]);
+  const body = point <= 0
+    ? "0." + "0".repeat(-point) + digits
+    : point >= digits.length
+    ? digits + "0".repeat(point - digits.length)
+    : digits.slice(0, point) + "." + digits.slice(point);
+  return m[1] + body;
 }
 
 /**
@@ -139,8 +160,12 @@ export function sopsDecryptValue(
     case "str":
       return plain;
     case "int":
-    case "float":
       return Number(plain);
+    case "float":
+      // strconv.ParseFloat also reads what FormatFloat writes for infinities.
+      return /^[+-]?inf(inity)?$/i.test(plain)
+        ? (plain.startsWith("-") ? -Infinity : Infinity)
+        : Number(plain);
     case "bool":
       return /^(1|t|T|TRUE|true|True)$/.test(plain);
     default:

@@ -8,6 +8,7 @@ import {
   parseAgeRecipient,
 } from "../../lib/gitops/age.ts";
 import {
+  goFormatFloatF,
   newSopsDataKey,
   SECRET_ENCRYPTED_REGEX,
   SOPS_VERSION,
@@ -192,4 +193,36 @@ Deno.test({
     const out = execFileSync("age", ["-d", "-i", `${FIXTURES}/age.key`], { input: armored });
     assert.equal(out.toString(), "data key bytes");
   },
+});
+
+Deno.test("goFormatFloatF() is Go 1.23's strconv.FormatFloat(f, 'f', -1, 64): sops' bytes for a float", () => {
+  // Go 1.23 printed the right column (a stdlib program, outside the repo). Before, a float
+  // JavaScript writes with an exponent was refused with its value in the message.
+  const rows: [number, string][] = [
+    [0.5, "0.5"],
+    [1e21, "1000000000000000000000"],
+    [1.5e21, "1500000000000000000000"],
+    [1e-7, "0.0000001"],
+    [1.5e-7, "0.00000015"],
+    [123456789012345678901234.0, "123456789012345690000000"],
+    [1.7976931348623157e308, "17976931348623157" + "0".repeat(292)],
+    [5e-324, "0." + "0".repeat(323) + "5"],
+    [-2.5e-10, "-0.00000000025"],
+    [Infinity, "+Inf"],
+    [-Infinity, "-Inf"],
+    [NaN, "NaN"],
+    [0.1, "0.1"],
+    [1e20, "100000000000000000000"],
+    [9.999999999999999e22, "100000000000000000000000"],
+    [-0, "-0"],
+  ];
+  for (const [f, want] of rows) assert.equal(goFormatFloatF(f), want, String(f));
+  // encrypted and read back with its type, never refused
+  const key = new Uint8Array(32).fill(7);
+  for (const [f] of rows) {
+    const enc = sopsEncryptValue(f, key, "data:x:");
+    assert.match(enc, /,type:float\]$/);
+    const back = sopsDecryptValue(enc, key, "data:x:");
+    assert.ok(Object.is(back, f) || (Number.isNaN(back as number) && Number.isNaN(f)), String(f));
+  }
 });
