@@ -220,6 +220,8 @@ Examples:
       supplied,
       force,
       root,
+      // An existing kubeconfig may name its CA by file; kubeadm reads it as given ("-" is a file).
+      readFile: (f) => readInput(f === "-" ? "./-" : f).bytes,
     });
     for (const w of pki.warnings) ctx.stderr(w);
     // Directories: DIR 0700 (it holds keys); pki/ and pki/etcd/ 0755 as kubeadm makes them.

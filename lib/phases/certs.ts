@@ -104,6 +104,12 @@ export interface ControlPlanePkiOptions {
   /** Serial numbers' source (default: the CSPRNG). */
   random?: RandomBytes;
   /**
+   * Reads a file an existing kubeconfig names as its CA
+   * (`certificate-authority`, as kubeadm reads it; throws on failure).
+   * Absent: such a kubeconfig is refused.
+   */
+  readFile?: (file: string) => Uint8Array;
+  /**
    * Put before every path (of `existing`, of the files, in messages): the
    * output directory with a trailing `/`, so that messages name the files
    * as the user knows them. Default "" (paths relative to it).
@@ -649,6 +655,7 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
             path,
             ca()!.certDer,
             kubeconfigServer(k, t.spec),
+            opts.readFile,
           );
           if (r.warning) warnings.push(r.warning);
           kcPlans.set(path, { keep: true });

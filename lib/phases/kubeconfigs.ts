@@ -150,13 +150,17 @@ export interface ExistingKubeconfig {
  * CA (`certificate-authority-data`, trimmed) must start with the CA
  * certificate `caDer`. Throws `InputError` with kubeadm's texts (naming
  * `path`); a different server only warns. The client certificate is not
- * checked, as in kubeadm.
+ * checked, as in kubeadm. When the cluster has no CA data, kubeadm reads
+ * the file its `certificate-authority` names (as given: relative to the
+ * working directory): `readFile` reads it (throwing on failure); without
+ * it, such a kubeconfig is refused.
  */
 export function checkExistingKubeconfig(
   text: string,
   path: string,
   caDer: Uint8Array,
   expectedServer: string,
+  readFile?: (file: string) => Uint8Array,
 ): ExistingKubeconfig {
   let cfg;
   try {
@@ -178,7 +182,19 @@ export function checkExistingKubeconfig(
       `failed to find the given CurrentContext Cluster in Clusters of the kubeconfig file ${path}`,
     );
   }
-  const caText = Buffer.from(cluster.caData).toString("utf8").trim();
+  let caText = Buffer.from(cluster.caData).toString("utf8").trim();
+  let caFileError = "";
+  if (caText === "" && cluster.caFile !== "") {
+    try {
+      if (!readFile) throw new Error("not read");
+      caText = Buffer.from(readFile(cluster.caFile)).toString("utf8").trim();
+    } catch (e) {
+      // kubeadm logs this and goes on with no CA data, which then does not parse.
+      caFileError = `: failed to load CA cert from ${JSON.stringify(cluster.caFile)}: ${
+        (e as Error).message
+      }`;
+    }
+  }
   let first: Uint8Array | undefined;
   let count = 0;
   try {
@@ -186,7 +202,9 @@ export function checkExistingKubeconfig(
     first = certs[0];
     count = certs.length;
   } catch {
-    throw new InputError(`the kubeconfig file ${JSON.stringify(path)} contains an invalid CA cert`);
+    throw new InputError(
+      `the kubeconfig file ${JSON.stringify(path)} contains an invalid CA cert${caFileError}`,
+    );
   }
   if (!first || !Buffer.from(first).equals(Buffer.from(caDer))) {
     throw new InputError(

@@ -401,3 +401,49 @@ Deno.test("CLI certs generate refuses advertise addresses kubeadm would not serv
   );
   assert.equal(fs.existsSync(out), false);
 });
+
+Deno.test("CLI certs generate: a kubeconfig naming its CA by file (certificate-authority) is judged by that file, as kubeadm v1.32.5 does", async () => {
+  const out = fresh();
+  const cfg = configFile("10.0.0.10", "encryptionAlgorithm: ECDSA-P256\n");
+  const first = await runCli(["certs", "generate", "--config", cfg, "--out-dir", out, ...NOW]);
+  assert.equal(first.code, 0, first.stderr);
+  const other = fresh();
+  assert.equal(
+    (await runCli(["certs", "generate", "--config", cfg, "--out-dir", other, ...NOW])).code,
+    0,
+  );
+  const admin = path.join(out, "admin.conf");
+  const original = fs.readFileSync(admin, "utf8");
+  // kubeadm v1.32.5 init phase kubeconfig all over each (its verdicts):
+  const cases: [string, number, RegExp][] = [
+    // Using existing kubeconfig file
+    [
+      path.join(out, "pki/ca.crt"),
+      0,
+      /\[kubeconfig\] Using existing kubeconfig file: ".*admin\.conf"/,
+    ],
+    // exists but does not contain a trusted CA ... Total CA certificates found: 1
+    [
+      path.join(other, "pki/ca.crt"),
+      1,
+      /^error: a kubeconfig file ".*admin\.conf" exists but does not contain a trusted CA in its current context's cluster\. Total CA certificates found: 1\n$/,
+    ],
+    // W... failed to load CA cert from "/nonexistent/ca.crt" ...; contains an invalid CA cert
+    [
+      "/nonexistent/ca.crt",
+      1,
+      /^error: the kubeconfig file ".*admin\.conf" contains an invalid CA cert: failed to load CA cert from "\/nonexistent\/ca\.crt": .*no such file or directory\n$/,
+    ],
+  ];
+  for (const [caFile, code, want] of cases) {
+    fs.writeFileSync(
+      admin,
+      original.replace(/certificate-authority-data: \S+/, `certificate-authority: ${caFile}`),
+      { mode: 0o600 },
+    );
+    const r = await runCli(["certs", "generate", "--config", cfg, "--out-dir", out, ...NOW]);
+    assert.equal(r.code, code, `${caFile}: ${r.stderr}`);
+    assert.match(r.stderr, want);
+    assert.match(fs.readFileSync(admin, "utf8"), /certificate-authority: /);
+  }
+});

@@ -787,3 +787,49 @@ Deno.test("buildControlPlanePki() uses a CA outside its validity with kubeadm's 
   const fine = await buildControlPlanePki({ spec, now: NOW, existing: cas(current) });
   assert.deepEqual(fine.warnings.filter((w) => w.includes("bounds")), []);
 });
+
+Deno.test("checkExistingKubeconfig() reads the CA a kubeconfig names by file when it has no CA data, as kubeadm does", async () => {
+  const { checkExistingKubeconfig } = await import("../../lib/phases/kubeconfigs.ts");
+  const spec = controlPlanePkiSpec({ ...SAMPLE, encryptionAlgorithm: "ECDSA-P256" });
+  const pki = await buildControlPlanePki({ spec, now: NOW, existing: new Map() });
+  const tree = readTreeOf(pki);
+  const caPem = tree.get("pki/ca.crt")!;
+  const caDer = Buffer.from(
+    Buffer.from(caPem).toString("utf8").replace(/-----[^-]+-----|\s/g, ""),
+    "base64",
+  );
+  const byFile = Buffer.from(tree.get("admin.conf")!).toString("utf8")
+    .replace(/certificate-authority-data: \S+/, "certificate-authority: /pki/ca.crt");
+  const server = "https://cp.example.com:6443";
+  const files = new Map([["/pki/ca.crt", caPem]]);
+  const read = (f: string) => {
+    const b = files.get(f);
+    if (!b) throw new Error(`${f}: no such file or directory`);
+    return b;
+  };
+  assert.deepEqual(checkExistingKubeconfig(byFile, "admin.conf", caDer, server, read), {});
+  assert.throws(
+    () =>
+      checkExistingKubeconfig(
+        byFile.replace("/pki/ca.crt", "/gone/ca.crt"),
+        "admin.conf",
+        caDer,
+        server,
+        read,
+      ),
+    /^InputError: the kubeconfig file "admin\.conf" contains an invalid CA cert: failed to load CA cert from "\/gone\/ca\.crt": \/gone\/ca\.crt: no such file or directory$/,
+  );
+  // Without a reader (a caller that cannot read files): refused, never trusted blindly.
+  assert.throws(
+    () => checkExistingKubeconfig(byFile, "admin.conf", caDer, server),
+    /contains an invalid CA cert/,
+  );
+  // Through buildControlPlanePki: kept with the reader.
+  const again = await buildControlPlanePki({
+    spec,
+    now: NOW,
+    existing: new Map([...tree, ["admin.conf", Buffer.from(byFile)]]),
+    readFile: read,
+  });
+  assert.equal(again.files.length, 0);
+});
