@@ -1054,17 +1054,24 @@ const MAX_WALK_DEPTH = 16;
  * the commands that survey a tree (`doctor`, `certs check-expiration`,
  * `ca rotation-check`) read. An unreadable `dir` is an `InputError`; below
  * it, an unreadable directory, a dangling link or a special file is passed
- * to `onSkip` and left out, never fatal for the rest.
+ * to `onSkip` and left out, never fatal for the rest. A directory reached
+ * again through a link (a link to an ancestor, a loop, a second name for a
+ * directory already walked) is walked once: its files are listed under the
+ * first name met, not once per level of the loop.
  */
 export function walkFiles(
   dir: string,
   onSkip: (file: string, reason: string) => void = () => {},
   depth = 0,
+  seen: Set<string> = new Set(),
 ): string[] {
   const fs = nodeFs();
   let names: string[];
   try {
     names = fs.readdirSync(dir).sort();
+    const real = fs.realpathSync(dir);
+    if (seen.has(real)) return [];
+    seen.add(real);
   } catch (e) {
     if (depth === 0) throw describe(e, dir);
     onSkip(dir, "directory cannot be read");
@@ -1082,7 +1089,7 @@ export function walkFiles(
       continue;
     }
     if (st.isDirectory()) {
-      if (depth < MAX_WALK_DEPTH) out.push(...walkFiles(full, onSkip, depth + 1));
+      if (depth < MAX_WALK_DEPTH) out.push(...walkFiles(full, onSkip, depth + 1, seen));
       else onSkip(full, `deeper than ${MAX_WALK_DEPTH} levels`);
     } else if (st.isFile()) out.push(full);
     else onSkip(full, "not a regular file");

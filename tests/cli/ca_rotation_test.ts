@@ -357,3 +357,25 @@ Deno.test("CLI ca rotation-check text table, summary line; unreadable and foreig
     t.cleanup();
   }
 });
+
+Deno.test("CLI ca rotation-check walks a directory reached again through a symlink loop once (each artefact one row, exit 0)", async () => {
+  const t = tempDir("joinkit-rotation-loop-");
+  try {
+    const q = (...n: string[]) => path.join(t.dir, ...n);
+    await ok(["ca", "create", "--out-dir", q("new"), ...CA_NOW]);
+    fs.mkdirSync(q("tree", "pki"), { recursive: true });
+    fs.copyFileSync(q("new", "ca.crt"), q("tree", "pki", "ca.crt"));
+    fs.symlinkSync("..", q("tree", "pki", "up")); // tree/pki/up/pki/up/... loops
+    const r = await runCli(["ca", "rotation-check", "--ca", q("new", "ca.crt"), q("tree")]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split("\n");
+    assert.equal(lines.length, 2, r.stdout);
+    assert.match(lines[1]!, /tree\/pki\/ca\.crt +CA bundle +new-only /);
+    assert.equal(
+      r.stderr.trim(),
+      "1 artefact(s) checked in 1 file(s); none depends on the old CA only",
+    );
+  } finally {
+    t.cleanup();
+  }
+});

@@ -136,3 +136,19 @@ Deno.test("walkFiles() lists regular files sorted, follows links, skips dot-file
     cleanup();
   }
 });
+
+Deno.test("walkFiles() walks a directory reached again through a link once: a loop to an ancestor, a second name", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    fs.mkdirSync(path.join(dir, "pki"));
+    fs.writeFileSync(path.join(dir, "pki", "ca.crt"), "x");
+    fs.symlinkSync("..", path.join(dir, "pki", "up")); // a loop: pki/up/pki/up/...
+    fs.symlinkSync("pki", path.join(dir, "pki-link")); // a second name, sorted after pki
+    const skipped: string[] = [];
+    const files = walkFiles(dir, (f, why) => skipped.push(`${path.relative(dir, f)}: ${why}`));
+    assert.deepEqual(files.map((f) => path.relative(dir, f)), ["pki/ca.crt"]);
+    assert.deepEqual(skipped, []);
+  } finally {
+    cleanup();
+  }
+});
