@@ -91,10 +91,15 @@ export async function signObject(
   where: string,
   o: SignOptions,
 ): Promise<ObjectOutcome> {
-  let label = where;
+  let c: CsrObject;
   try {
-    const c = readCsrObject(obj, where);
-    label = `${where} (${c.name})`;
+    c = readCsrObject(obj, where); // its refusals already name `where`
+  } catch (e) {
+    if (e instanceof JoinkitError) return { obj, error: e };
+    throw e;
+  }
+  const label = `${where} (${c.name})`;
+  try {
     const j = await judgeSubmission(submissionOf(c), { signerFilter: o.signerName });
     const v = j.verdict;
     // The controller's order: an unapproved object is ignored before the signer's validator

@@ -222,3 +222,21 @@ Deno.test("signObject() signs exactly what kube-controller-manager's signer gate
   // Denied, no type twice): [], Approved, Denied, Failed, and pairs; the controller signs one.
   assert.deepEqual(counts, { signed: 1, refused: 7, invalid: 149 });
 });
+
+Deno.test("signObject() names an object that is not a CSR once (no doubled 'FILE: object N:' prefix)", async () => {
+  const opts = { ca, ttlMs: 3600_000, now: NOW };
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } };
+  const r = await signObject(cm, "f.yaml: object 2", opts);
+  assert.equal(
+    r.error?.message,
+    'f.yaml: object 2: kind "ConfigMap" is not CertificateSigningRequest',
+  );
+  assert.equal(r.error?.exitCode, 1);
+  assert.equal(r.obj, cm);
+  const noRequest = await signObject(
+    { apiVersion: "certificates.k8s.io/v1", kind: "CertificateSigningRequest", spec: {} },
+    "f.yaml",
+    opts,
+  );
+  assert.equal(noRequest.error?.message, "f.yaml: spec.request is missing");
+});
