@@ -79,7 +79,8 @@ Usage:
 ${FLAGS.help}
 Refusals (nothing is written; no secret value is ever printed):
   exit 1  the certificate is not a certificate, not RSA ("expected RSA public
-          key but found …") or expired ("failed to encrypt using an expired
+          key but found …"), under 1024 bits ("crypto/rsa: 768-bit keys are
+          insecure …") or expired ("failed to encrypt using an expired
           certificate on …"); a Secret without a namespace outside
           cluster-wide scope ("input secret has no namespace and cannot infer
           the namespace automatically when no kube config is available"), with

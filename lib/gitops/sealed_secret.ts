@@ -143,6 +143,14 @@ export function sealingKeyFromCert(cert: Cert, now: Date): SealingKey {
   const n = bigFrom(Buffer.from(String(jwk.n), "base64url"));
   const e = bigFrom(Buffer.from(String(jwk.e), "base64url"));
   const size = Math.ceil(n.toString(16).length / 2);
+  // kubeseal is built with Go >= 1.24, whose crypto/rsa refuses to encrypt with a smaller key
+  // (below 784 bits OAEP-SHA256 could not even hold the 32-byte session key).
+  const bits = n.toString(2).length;
+  if (bits < 1024) {
+    throw new InputError(
+      `crypto/rsa: ${bits}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`,
+    );
+  }
   return { key, n, e, size, notAfter: cert.notAfter };
 }
 

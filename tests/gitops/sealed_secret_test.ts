@@ -82,6 +82,14 @@ Deno.test("sealingKeyFromCert() refuses a non-RSA key and an expired certificate
   assert.ok(sealingKeyFromCert(old!, new Date("2021-03-04T12:00:00Z")));
   assert.equal((await key("controller.crt")).size, 512);
   assert.equal((await key("controller-2048.crt")).size, 256);
+  // Go >= 1.24 (kubeseal's since v0.32: go 1.24.4, now 1.26) refuses keys under 1024 bits;
+  // before, a 768-bit key failed later with "message too long" and no file name
+  const [weak] = await loadCertsPem(fixture("weak-768.crt"), "weak-768.crt");
+  assert.throws(() => sealingKeyFromCert(weak!, NOW), {
+    message:
+      "crypto/rsa: 768-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)",
+  });
+  assert.equal((await key("rsa-1024.crt")).size, 128);
 });
 
 Deno.test("oaepEncode() + the raw RSA step decrypt with OpenSSL's RSA-OAEP-SHA256 and only with the same label", async () => {
