@@ -10,6 +10,7 @@
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
 import { parseDuration } from "../../lib/go/duration.ts";
+import { goQuote } from "../../lib/go/quote.ts";
 import type { InitConfig } from "../../lib/kubeadm/init_config.ts";
 import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
 import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
@@ -193,6 +194,11 @@ Examples:
       }
     } else {
       values = specFromFlags(ctx);
+      if (!nodes && !values.advertiseAddress) {
+        throw new InputError(
+          "--apiserver-advertise-address: Required value: joinkit cannot detect the node's address as kubeadm does; give it",
+        );
+      }
     }
     const nodeName = flagString(ctx.flags, "node-name");
     if (nodeName !== undefined && configFile === undefined) values.nodeName = nodeName;
@@ -308,6 +314,72 @@ function readSuppliedCas(ctx: Context): Partial<Record<CaName, SuppliedCa>> {
   return out;
 }
 
+/**
+ * A string-slice flag as cobra/pflag reads kubeadm's `--apiserver-cert-extra-sans`:
+ * each occurrence is one CSV record (Go's `encoding/csv`: `""` is no value at
+ * all, `"a,b"` one value), occurrences add up; a malformed quote is pflag's error.
+ */
+function csvFlag(ctx: Context, name: string): string[] {
+  return flagList(ctx.flags, name).flatMap((raw) => {
+    const r = csvRecord(raw);
+    if (typeof r === "string") {
+      throw new UsageError(
+        `invalid argument ${goQuote(raw)} for ${JSON.stringify(`--${name}`)} flag: ${r}`,
+      );
+    }
+    return r;
+  });
+}
+
+/** The first record of `text` as Go's `csv.Reader.Read` reads it (comma ","), or its error text. */
+function csvRecord(text: string): string[] | string {
+  if (text === "") return [];
+  const fields: string[] = [];
+  let line = text;
+  let col = 1; // Go's 1-based column
+  const err = (c: number, why: string) => `parse error on line 1, column ${c}: ${why}`;
+  for (;;) {
+    if (!line.startsWith('"')) {
+      const i = line.indexOf(",");
+      const field = i >= 0 ? line.slice(0, i) : line;
+      const j = field.indexOf('"');
+      if (j >= 0) return err(col + byteLength(field.slice(0, j)), 'bare " in non-quoted-field');
+      fields.push(field);
+      if (i < 0) return fields;
+      col += byteLength(field) + 1;
+      line = line.slice(i + 1);
+      continue;
+    }
+    line = line.slice(1);
+    col += 1;
+    let field = "";
+    for (;;) {
+      const i = line.indexOf('"');
+      if (i < 0) return err(col + byteLength(line), 'extraneous or missing " in quoted-field');
+      field += line.slice(0, i);
+      col += byteLength(line.slice(0, i)) + 1;
+      line = line.slice(i + 1);
+      if (line.startsWith('"')) {
+        field += '"';
+        line = line.slice(1);
+        col += 1;
+      } else if (line.startsWith(",")) {
+        fields.push(field);
+        line = line.slice(1);
+        col += 1;
+        break;
+      } else if (line === "") {
+        fields.push(field);
+        return fields;
+      } else return err(col - 1, 'extraneous or missing " in quoted-field');
+    }
+  }
+}
+
+function byteLength(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
 function durationFlag(ctx: Context, name: string): number | undefined {
   const v = flagString(ctx.flags, name);
   if (v === undefined) return undefined;
@@ -341,9 +413,9 @@ function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
   set("dnsDomain", str("service-dns-domain"));
   set("clusterName", str("cluster-name"));
   set("encryptionAlgorithm", str("encryption-algorithm"));
-  v.apiServerCertSANs = flagList(ctx.flags, "apiserver-cert-extra-sans", true);
-  v.etcdServerCertSANs = flagList(ctx.flags, "etcd-server-cert-extra-sans", true);
-  v.etcdPeerCertSANs = flagList(ctx.flags, "etcd-peer-cert-extra-sans", true);
+  v.apiServerCertSANs = csvFlag(ctx, "apiserver-cert-extra-sans");
+  v.etcdServerCertSANs = csvFlag(ctx, "etcd-server-cert-extra-sans");
+  v.etcdPeerCertSANs = csvFlag(ctx, "etcd-peer-cert-extra-sans");
   set("certificateValidityMs", durationFlag(ctx, "certificate-validity-period"));
   set("caCertificateValidityMs", durationFlag(ctx, "ca-certificate-validity-period"));
   return v;

@@ -447,3 +447,79 @@ Deno.test("CLI certs generate: a kubeconfig naming its CA by file (certificate-a
     assert.match(fs.readFileSync(admin, "utf8"), /certificate-authority: /);
   }
 });
+
+Deno.test("CLI certs generate reads --apiserver-cert-extra-sans as kubeadm's pflag does (each value a CSV record; an empty one adds nothing)", async () => {
+  // kubeadm v1.32.5 init phase certs accepted these (same SANs: a.example.com, b.example.com, 10.1.1.1).
+  const out = fresh();
+  const r = await runCli([
+    "certs",
+    "generate",
+    "--node-name",
+    "cp-1",
+    "--apiserver-advertise-address",
+    "10.0.0.10",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+    "--apiserver-cert-extra-sans",
+    "",
+    "--apiserver-cert-extra-sans",
+    '"a.example.com",b.example.com',
+    "--apiserver-cert-extra-sans",
+    "10.1.1.1",
+    "--out-dir",
+    out,
+    ...NOW,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /apiserver serving cert is signed for DNS names \[a\.example\.com b\.example\.com cp-1 kubernetes kubernetes\.default kubernetes\.default\.svc kubernetes\.default\.svc\.cluster\.local\] and IPs \[10\.96\.0\.1 10\.0\.0\.10 10\.1\.1\.1\]/,
+  );
+  // kubeadm v1.32.5's refusals of malformed values, word for word (it exits 1; joinkit's bad flag is 2).
+  const bad: [string, string][] = [
+    ['a"b.example.com', 'parse error on line 1, column 2: bare " in non-quoted-field'],
+    ['"a.example.com', 'parse error on line 1, column 15: extraneous or missing " in quoted-field'],
+    ['"a"b', 'parse error on line 1, column 3: extraneous or missing " in quoted-field'],
+    [
+      'x.example.com,"a"b',
+      'parse error on line 1, column 17: extraneous or missing " in quoted-field',
+    ],
+    ['é.com,a"b', 'parse error on line 1, column 9: bare " in non-quoted-field'],
+  ];
+  for (const [value, why] of bad) {
+    const o = fresh();
+    const b = await runCli([
+      "certs",
+      "generate",
+      "--node-name",
+      "cp-1",
+      "--apiserver-advertise-address",
+      "10.0.0.10",
+      "--apiserver-cert-extra-sans",
+      value,
+      "--out-dir",
+      o,
+    ]);
+    assert.equal(b.code, 2, b.stderr);
+    assert.equal(
+      b.stderr,
+      `error: invalid argument ${
+        JSON.stringify(value)
+      } for "--apiserver-cert-extra-sans" flag: ${why}\n`,
+    );
+    assert.equal(fs.existsSync(o), false);
+  }
+});
+
+Deno.test("CLI certs generate without an advertise address says joinkit cannot detect it (kubeadm takes the host's own)", async () => {
+  for (const extra of [[], ["--apiserver-advertise-address", ""]]) {
+    const o = fresh();
+    const r = await runCli(["certs", "generate", "--node-name", "cp-1", ...extra, "--out-dir", o]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.stderr,
+      "error: --apiserver-advertise-address: Required value: joinkit cannot detect the node's address as kubeadm does; give it\n",
+    );
+    assert.equal(fs.existsSync(o), false);
+  }
+});
