@@ -204,7 +204,25 @@ export function readCsrObject(obj: KubeObject, where: string): CsrObject {
     if (b === undefined) throw new InputError(`${where}: status.certificate is not valid base64`);
     certificate = Buffer.from(b).toString("utf8");
   }
-  const conds = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+  // Go's decoder refuses a conditions value that is not a list of objects with string fields;
+  // a condition joinkit dropped would be one the approvers and the signer never see.
+  const conds: Record<string, unknown>[] = [];
+  if (status.conditions !== undefined && status.conditions !== null) {
+    if (!Array.isArray(status.conditions)) {
+      throw new InputError(`${where}: status.conditions must be a list of conditions`);
+    }
+    status.conditions.forEach((x, i) => {
+      if (!isObject(x)) {
+        throw new InputError(`${where}: status.conditions[${i}] must be an object`);
+      }
+      for (const k of ["type", "status", "reason", "message"]) {
+        if (x[k] !== undefined && x[k] !== null && typeof x[k] !== "string") {
+          throw new InputError(`${where}: status.conditions[${i}].${k} must be a string`);
+        }
+      }
+      conds.push(x);
+    });
+  }
   const md = isObject(obj.metadata) ? obj.metadata : {};
   return {
     obj,

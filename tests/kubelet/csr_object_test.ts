@@ -31,3 +31,30 @@ Deno.test("withStatus() adds status last when the input has none, and nothing el
   assert.deepEqual(out.status, {});
   assert.equal("status" in input, false);
 });
+
+Deno.test("readCsrObject() refuses conditions Go's decoder refuses (not a list, an item not an object, a non-string type/status) instead of dropping them", async () => {
+  const { readCsrObject: read } = await import("../../lib/kubelet/csr_object.ts");
+  const base = {
+    apiVersion: "certificates.k8s.io/v1",
+    kind: "CertificateSigningRequest",
+    metadata: { name: "n" },
+    spec: { request: "AAAA", signerName: "kubernetes.io/kube-apiserver-client-kubelet" },
+  };
+  const rows: [unknown, string | null][] = [
+    [
+      ["Approved", { type: "Approved", status: "True" }],
+      "f: status.conditions[0] must be an object",
+    ],
+    [{ type: "Approved", status: "True" }, "f: status.conditions must be a list of conditions"],
+    [[{ type: "Approved", status: true }], "f: status.conditions[0].status must be a string"],
+    [[{ type: 1, status: "True" }], "f: status.conditions[0].type must be a string"],
+    [null, null],
+    [[], null],
+    [[{ type: "Approved", status: "True" }], null],
+  ];
+  for (const [conditions, want] of rows) {
+    const obj = { ...base, status: { conditions } };
+    if (want === null) assert.doesNotThrow(() => read(obj, "f"));
+    else assert.throws(() => read(obj, "f"), { message: want, name: "InputError" });
+  }
+});

@@ -240,3 +240,24 @@ Deno.test("signObject() names an object that is not a CSR once (no doubled 'FILE
   );
   assert.equal(noRequest.error?.message, "f.yaml: spec.request is missing");
 });
+
+Deno.test("CLI csr sign refuses an object whose conditions Go's decoder refuses (a string among them): nothing signed, exit 1", async () => {
+  const file = path.join(dir, "odd-conditions.yaml");
+  const obj = object("odd", [cond("Approved")]);
+  (obj.status as { conditions: unknown[] }).conditions.unshift("Denied");
+  fs.writeFileSync(file, toYaml(obj));
+  const r = await runCli([
+    "csr",
+    "sign",
+    file,
+    "--ca",
+    caFiles.crt,
+    "--ca-key",
+    caFiles.key,
+    "--now",
+    NOW.toISOString(),
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, `error: ${file}: status.conditions[0] must be an object\n`);
+});
