@@ -376,6 +376,75 @@ function csvRecord(text: string): string[] | string {
   }
 }
 
+/** Go's `strconv.ParseInt(s, 0, 32)`: the value, or the error's reason. */
+function goParseInt32(s0: string): number | string {
+  let s = s0;
+  const neg = s.startsWith("-");
+  if (neg || s.startsWith("+")) s = s.slice(1);
+  if (s === "") return "invalid syntax";
+  let base = 10;
+  if (s[0] === "0") {
+    const p = s[1]?.toLowerCase();
+    if (s.length >= 3 && (p === "b" || p === "o" || p === "x")) {
+      base = p === "b" ? 2 : p === "o" ? 8 : 16;
+      s = s.slice(2);
+    } else {
+      base = 8;
+      s = s.slice(1);
+    }
+  }
+  let n = 0;
+  let underscores = false;
+  for (const ch of s) {
+    if (ch === "_") {
+      underscores = true;
+      continue;
+    }
+    const c = ch.toLowerCase();
+    const d = c >= "0" && c <= "9"
+      ? c.charCodeAt(0) - 48
+      : c >= "a" && c <= "z"
+      ? c.charCodeAt(0) - 87
+      : 99;
+    if (d >= base) return "invalid syntax";
+    n = n * base + d;
+    if (n > 0xffffffff) return "value out of range";
+  }
+  if (underscores && !goUnderscoreOk(s0)) return "invalid syntax";
+  if (neg ? n > 2 ** 31 : n >= 2 ** 31) return "value out of range";
+  return neg ? -n : n;
+}
+
+/** Go's `strconv.underscoreOK`: underscores only between digits (or after a base prefix). */
+function goUnderscoreOk(text: string): boolean {
+  let s = text;
+  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
+  let saw = "^";
+  let i = 0;
+  let hex = false;
+  const p = s[1]?.toLowerCase();
+  if (s.length >= 2 && s[0] === "0" && (p === "b" || p === "o" || p === "x")) {
+    i = 2;
+    saw = "0";
+    hex = p === "x";
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!.toLowerCase();
+    if ((c >= "0" && c <= "9") || (hex && c >= "a" && c <= "f")) {
+      saw = "0";
+      continue;
+    }
+    if (c === "_") {
+      if (saw !== "0") return false;
+      saw = "_";
+      continue;
+    }
+    if (saw === "_") return false;
+    saw = "!";
+  }
+  return saw !== "_";
+}
+
 function byteLength(s: string): number {
   return new TextEncoder().encode(s).length;
 }
@@ -403,10 +472,19 @@ function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
   set("advertiseAddress", str("apiserver-advertise-address"));
   const port = str("apiserver-bind-port");
   if (port !== undefined) {
-    if (!/^\d+$/.test(port)) {
-      throw new UsageError(`--apiserver-bind-port: invalid port ${JSON.stringify(port)}`);
+    // kubeadm's int32 flag: strconv.ParseInt(s, 0, 32), so 06443 is octal; 0 means the default.
+    const n = goParseInt32(port);
+    if (typeof n === "string") {
+      throw new UsageError(
+        `invalid argument ${
+          goQuote(port)
+        } for "--apiserver-bind-port" flag: strconv.ParseInt: parsing ${goQuote(port)}: ${n}`,
+      );
     }
-    v.bindPort = Number(port);
+    if (!/^\+?[1-9]\d*$/.test(port) && n !== 0) {
+      ctx.stderr(`WARNING: --apiserver-bind-port ${port} is read as kubeadm reads it: ${n}`);
+    }
+    v.bindPort = n === 0 ? 6443 : n;
   }
   set("controlPlaneEndpoint", str("control-plane-endpoint"));
   set("serviceSubnet", str("service-cidr"));

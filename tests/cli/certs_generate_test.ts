@@ -523,3 +523,58 @@ Deno.test("CLI certs generate without an advertise address says joinkit cannot d
     assert.equal(fs.existsSync(o), false);
   }
 });
+
+Deno.test("CLI certs generate reads --apiserver-bind-port as kubeadm's int32 flag (strconv.ParseInt base 0; 0 is the default)", async () => {
+  // kubeadm v1.32.5 (init phase kubeconfig scheduler --apiserver-bind-port=V): the server it wrote.
+  const good: [string, string, boolean][] = [
+    ["0", "https://10.0.0.10:6443", false],
+    ["06443", "https://10.0.0.10:3363", true],
+    ["0x_1923", "https://10.0.0.10:6435", true],
+  ];
+  const base = [
+    "certs",
+    "generate",
+    "--node-name",
+    "cp-1",
+    "--apiserver-advertise-address",
+    "10.0.0.10",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+  ];
+  for (const [value, server, warned] of good) {
+    const o = fresh();
+    const r = await runCli([...base, `--apiserver-bind-port=${value}`, "--out-dir", o, ...NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      fs.readFileSync(path.join(o, "scheduler.conf"), "utf8"),
+      new RegExp(`server: ${server}\n`),
+    );
+    assert.equal(
+      /WARNING: --apiserver-bind-port .* is read as kubeadm reads it/.test(r.stderr),
+      warned,
+    );
+  }
+  // kubeadm's refusals, word for word (it exits 1 on a bad flag; joinkit 2).
+  for (
+    const [value, why] of [
+      [" 6443", "invalid syntax"],
+      ["08", "invalid syntax"],
+      ["", "invalid syntax"],
+      ["2147483648", "value out of range"],
+      ["99999999999", "value out of range"],
+    ]
+  ) {
+    const o = fresh();
+    const r = await runCli([...base, `--apiserver-bind-port=${value}`, "--out-dir", o]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(
+      r.stderr,
+      `error: invalid argument ${
+        JSON.stringify(value)
+      } for "--apiserver-bind-port" flag: strconv.ParseInt: parsing ${
+        JSON.stringify(value)
+      }: ${why}\n`,
+    );
+    assert.equal(fs.existsSync(o), false);
+  }
+});
