@@ -9,12 +9,15 @@
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
 import { parseDuration } from "../../lib/go/duration.ts";
+import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
 import {
+  advertiseAddressError,
   CERT_LIST,
   type ControlPlanePkiSpec,
   controlPlanePkiSpec,
   SA_KEY,
   SA_PUB,
+  validateControlPlanePkiSpec,
 } from "../../lib/phases/certlist.ts";
 import { KUBECONFIG_LIST } from "../../lib/phases/kubeconfigs.ts";
 import type { Context } from "../_command.ts";
@@ -34,6 +37,11 @@ export async function readPkiConfig(
 ): Promise<ControlPlanePkiSpec | undefined> {
   const file = flagString(ctx.flags, "config");
   if (file === undefined) return undefined;
+  // A malformed --node-name is a usage error, reported before the file is read.
+  const nameFlag = flagString(ctx.flags, "node-name");
+  if (nameFlag !== undefined) {
+    checkFlagValues(controlPlanePkiSpec({ nodeName: nameFlag }), ["node-name"]);
+  }
   const input = readInput(file);
   const { parseManifests } = await import("../../lib/k8s/manifest.ts");
   const { readInitConfiguration } = await import("../../lib/kubeadm/init_config.ts");
@@ -51,6 +59,11 @@ export async function readPkiConfig(
       `${input.name}: localAPIEndpoint.advertiseAddress: Required value: joinkit cannot detect the node's address as kubeadm does; set it in the file`,
     );
   }
+  if (needAddress) {
+    // As certs generate: an address kubeadm would replace with the host's own, or refuse.
+    const why = advertiseAddressError(config.localAPIEndpoint.advertiseAddress ?? "");
+    if (why) throw new InputError(`${input.name}: ${why}`);
+  }
   return controlPlanePkiSpec({
     nodeName: config.nodeRegistration.name ?? "",
     advertiseAddress: config.localAPIEndpoint.advertiseAddress ?? "",
@@ -63,7 +76,8 @@ export async function readPkiConfig(
     etcdServerCertSANs: c.etcd.local?.serverCertSANs ?? [],
     etcdPeerCertSANs: c.etcd.local?.peerCertSANs ?? [],
     externalEtcd: c.etcd.external !== undefined,
-    encryptionAlgorithm: c.encryptionAlgorithm,
+    // The deprecated PublicKeysECDSA gate overrides encryptionAlgorithm (EncryptionAlgorithmType()).
+    encryptionAlgorithm: effectiveEncryptionAlgorithm(c),
     certificateValidityMs: c.certificateValidityPeriodMs,
     caCertificateValidityMs: c.caCertificateValidityPeriodMs,
     kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,
@@ -161,10 +175,48 @@ export async function readPkiSpec(ctx: Context): Promise<ControlPlanePkiSpec> {
       throw new UsageError(`--${flag}: time: invalid duration ${JSON.stringify(d)}`);
     }
   }
+  const spec = controlPlanePkiSpec(v);
+  // Every malformed value is a usage error, before a missing one is named and before any file is read.
+  checkFlagValues(spec, CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined));
+  if (v.nodeName !== undefined) checkFlagValues(spec, ["node-name"]);
   if (v.nodeName === undefined || v.advertiseAddress === undefined) {
     throw new UsageError(
       "give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)",
     );
   }
-  return controlPlanePkiSpec(v);
+  return spec;
+}
+
+/** kubeadm's field paths (its validation texts start with them) and the flags that give them. */
+const FIELD_FLAGS: readonly (readonly [string, string])[] = [
+  ["nodeRegistration", "node-name"],
+  ["networking.dnsDomain", "service-dns-domain"],
+  ["networking.serviceSubnet", "service-cidr"],
+  ["apiServer.certSANs", "apiserver-cert-extra-sans"],
+  ["controlPlaneEndpoint", "control-plane-endpoint"],
+  ["etcd.local.serverCertSANs", "etcd-server-cert-extra-sans"],
+  ["etcd.local.peerCertSANs", "etcd-peer-cert-extra-sans"],
+  ["encryptionAlgorithm", "encryption-algorithm"],
+  ["localAPIEndpoint.advertiseAddress", "apiserver-advertise-address"],
+  ["localAPIEndpoint.bindPort", "apiserver-bind-port"],
+];
+
+/**
+ * Refuses, as a usage error naming the flag, the first value of `flags`
+ * (given on the command line) that kubeadm's validation of `spec` refuses
+ * (its text after the flag), or an advertise address kubeadm would not use.
+ * The same value in a --config file is bad input (exit 1), not this.
+ */
+function checkFlagValues(spec: ControlPlanePkiSpec, flags: readonly string[]): void {
+  if (flags.length === 0) return;
+  const errs = validateControlPlanePkiSpec(spec);
+  for (const flag of flags) {
+    const fields = FIELD_FLAGS.filter(([, f]) => f === flag).map(([field]) => field);
+    const e = errs.find((x) => fields.some((f) => x.startsWith(f)));
+    if (e !== undefined) throw new UsageError(`--${flag}: ${e}`);
+    if (flag === "apiserver-advertise-address") {
+      const why = advertiseAddressError(spec.advertiseAddress);
+      if (why) throw new UsageError(`--${flag}: ${why}`);
+    }
+  }
 }

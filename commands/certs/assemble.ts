@@ -7,6 +7,7 @@
  */
 
 import * as path from "node:path";
+import { InputError, UsageError } from "../../lib/base/errors.ts";
 import type { CaName } from "../../lib/phases/certs.ts";
 import type { SignedInput } from "../../lib/phases/external_ca.ts";
 import { type Command, EXIT_CODES } from "../_command.ts";
@@ -39,7 +40,7 @@ admin.conf's client key, ...). The CA certificates (no keys) come from
 Then DIR is what kubeadm's external-CA mode expects, checked as kubeadm checks
 it (UsingExternalCA, UsingExternalFrontProxyCA, UsingExternalEtcdCA,
 ValidateKubeconfigsForExternalCA) and more strictly -- refused, one line,
-nothing written, when:
+nothing written (exit codes below), when:
   - a CA key is in DIR/pki (ca.key, front-proxy-ca.key, etcd/ca.key): the
     point of the mode is that it is not on this machine;
   - a CA certificate is missing or not a CA;
@@ -68,7 +69,12 @@ ${FLAGS.help}
 Lifetimes are judged at the global --now (default: the system time).
 
 ${EXIT_CODES}
-  (1: any refusal above, an unreadable file)
+  (3: a check above said no: a CA key here, a CA that is not a CA, a
+  certificate that does not chain, is outside its lifetime, has another
+  subject, usages or fewer SANs, or is not its key's, sa.pub not sa.key's;
+  1: a file missing or unreadable, a signed certificate that matches no key,
+  SIGNED given but holding no certificate; 2: a bad flag, --node-name
+  without --config)
 
 Examples:
   joinkit certs assemble --out-dir /srv/cp-1 signed/
@@ -78,6 +84,12 @@ Examples:
   async run(ctx) {
     const outDir = requireOutDir(ctx.flags);
     const force = flagBool(ctx.flags, "force");
+    if (
+      flagString(ctx.flags, "node-name") !== undefined &&
+      flagString(ctx.flags, "config") === undefined
+    ) {
+      throw new UsageError("--node-name overrides --config's name: give --config");
+    }
     const spec = await readPkiConfig(ctx, false);
     const { assembleExternalCa } = await import("../../lib/phases/external_ca.ts");
     const existing = readTree(outDir, treePaths());
@@ -85,6 +97,10 @@ Examples:
       source: i.name,
       text: i.text,
     }));
+    // SIGNED given but holding no certificate: nothing to assemble (a wrong path, an empty copy).
+    if (ctx.args.length && !signed.some((s) => s.text.includes("-----BEGIN CERTIFICATE-----"))) {
+      throw new InputError(`${ctx.args.join(", ")}: no certificate found`);
+    }
     const cas: Partial<Record<CaName, SignedInput>> = {};
     for (const name of ["ca", "front-proxy-ca", "etcd-ca"] as CaName[]) {
       const f = flagString(ctx.flags, name);

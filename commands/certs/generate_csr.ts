@@ -74,7 +74,9 @@ Usage:
 ${FLAGS.help}
 ${EXIT_CODES}
   (1: a configuration kubeadm refuses, an existing file; 2: no configuration,
-  --config mixed with value flags, a bad flag value)
+  --config mixed with value flags, a malformed flag value -- e.g. a
+  --service-cidr kubeadm refuses, named before any file is read; the same
+  value in the --config file is 1)
 
 Examples:
   joinkit certs generate-csr --config kubeadm.yaml --out-dir /srv/cp-1

@@ -5,10 +5,11 @@
  */
 
 import * as path from "node:path";
-import { UsageError } from "../../lib/base/errors.ts";
+import { InputError, UsageError } from "../../lib/base/errors.ts";
 import { type Command, EXIT_CODES } from "../_command.ts";
 import { expectArgs, flagSet, requireOutDir } from "../_flags.ts";
 import { writeFilesAtomic } from "../_io.ts";
+import { nodeFs } from "../_read.ts";
 import { readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs renew", [
@@ -43,8 +44,11 @@ current pki/ca.crt. Unlike kubeadm, the kubeconfigs are read from DIR, not
 from /etc/kubernetes.
 
 stderr gets kubeadm's lines: "<long name> renewed", "MISSING! <long name>" for
-an absent file (not an error), and for all the closing "Done renewing
-certificates. ...". Every certificate is checked before anything is written:
+an absent file (not an error while something else is renewed), and for all the
+closing "Done renewing certificates. ...". Unlike kubeadm, a run that renews
+nothing (every certificate named is missing, or DIR is not there) is an error
+(exit 1) after the MISSING! lines, so that a pipeline does not take it for a
+renewal. Every certificate is checked before anything is written:
 a CA whose key is absent (external CA) refuses the run with kubeadm's
 "Detected external ca, <long name> can't be renewed"; so does a CA key that
 is not its certificate's, a CA file that is not a CA ("Error checking
@@ -60,8 +64,9 @@ ${FLAGS.help}
 The run's start time is the global --now (default: the system time).
 
 ${EXIT_CODES}
-  (1: an external or unusable CA, an unknown name, an unreadable file;
-  2: no NAME)
+  (1: an external or unusable CA, an unknown name, an unreadable file,
+  nothing renewed (DIR missing, or no certificate named is there);
+  2: no NAME, a bad flag)
 
 Examples:
   joinkit certs renew all --out-dir /srv/cp-1 --config kubeadm.yaml
@@ -74,6 +79,10 @@ Examples:
       throw new UsageError("all cannot be combined with certificate names");
     }
     const spec = await readPkiConfig(ctx, false);
+    const st = nodeFs().statSync(outDir, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) {
+      throw new InputError(`${outDir}: ${st ? "not a directory" : "no such file or directory"}`);
+    }
     const { controlPlanePkiSpec } = await import("../../lib/phases/certlist.ts");
     const { renewCertificates } = await import("../../lib/phases/renew.ts");
     const r = await renewCertificates({
@@ -92,5 +101,11 @@ Examples:
       true,
     );
     for (const l of r.lines) ctx.stderr(l);
+    if (r.renewed.length === 0) {
+      // kubeadm exits 0 here; a pipeline would take that for a renewal.
+      throw new InputError(
+        `nothing renewed: no certificate of ${ctx.args.join(", ")} under ${outDir}`,
+      );
+    }
   },
 };

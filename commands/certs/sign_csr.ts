@@ -75,7 +75,9 @@ The clock is the global --now (default: the system time).
 
 ${EXIT_CODES}
   (1: a CSR that does not verify or asks for another subject, a CA key that is
-  not its certificate's, nothing to sign; 2: a CA without its key)
+  not its certificate's, nothing to sign; 2: a CA without its key, a
+  malformed flag value such as --certificate-validity-period, named before
+  any file is read)
 
 Examples:
   joinkit certs sign-csr cp-1 --ca ca.crt --ca-key ca.key --front-proxy-ca fp.crt \\
@@ -86,13 +88,14 @@ Examples:
     const dir = ctx.args[0]!;
     const outDir = requireOutDir(ctx.flags);
     const force = flagBool(ctx.flags, "force");
-    const cas = readSigningCas(ctx);
-    if (Object.keys(cas).length === 0) {
-      throw new UsageError("give at least one CA: --ca and --ca-key");
-    }
+    // Flags first (cobra's order): a malformed value or a CA without its key is a usage
+    // error before any file is read.
+    const validityFlag = flagDuration(ctx.flags, "certificate-validity-period");
+    const pairs = signingCaFlags(ctx);
+    if (pairs.length === 0) throw new UsageError("give at least one CA: --ca and --ca-key");
+    const cas = readSigningCas(pairs);
     const spec = await readPkiConfig(ctx, false);
-    const validityMs = flagDuration(ctx.flags, "certificate-validity-period") ??
-      spec?.certificateValidityMs;
+    const validityMs = validityFlag ?? spec?.certificateValidityMs;
     const { csrPaths, csrTarget, signKubeadmCsrs } = await import(
       "../../lib/phases/external_ca.ts"
     );
@@ -132,8 +135,9 @@ Examples:
   },
 };
 
-function readSigningCas(ctx: Context): Partial<Record<CaName, SigningCa>> {
-  const out: Partial<Record<CaName, SigningCa>> = {};
+/** The CA flag pairs given: each certificate with its key, checked before anything is read. */
+function signingCaFlags(ctx: Context): [CaName, string, string][] {
+  const out: [CaName, string, string][] = [];
   for (const name of ["ca", "front-proxy-ca", "etcd-ca"] as CaName[]) {
     const cert = flagString(ctx.flags, name);
     const key = flagString(ctx.flags, `${name}-key`);
@@ -141,6 +145,14 @@ function readSigningCas(ctx: Context): Partial<Record<CaName, SigningCa>> {
     if (cert === undefined || key === undefined) {
       throw new UsageError(`--${name} and --${name}-key go together`);
     }
+    out.push([name, cert, key]);
+  }
+  return out;
+}
+
+function readSigningCas(pairs: [CaName, string, string][]): Partial<Record<CaName, SigningCa>> {
+  const out: Partial<Record<CaName, SigningCa>> = {};
+  for (const [name, cert, key] of pairs) {
     const c = readInput(cert);
     const k = readInput(key);
     out[name] = { certPem: c.text, keyPem: k.text, certSource: c.name, keySource: k.name };

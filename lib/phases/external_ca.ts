@@ -25,7 +25,7 @@
 
 import { type KeyObject, sign as nodeSign } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { InputError, messageOf } from "../base/errors.ts";
+import { CheckError, InputError, messageOf } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
 import type { RandomBytes } from "../base/random.ts";
 import { kubeconfigYaml } from "../k8s/kubeconfig_yaml.ts";
@@ -430,14 +430,16 @@ const EXTERNAL_PREFIX: Record<CaName, string> = {
 
 /**
  * Puts the signed certificates into the tree and the kubeconfigs and checks
- * the result as kubeadm's external-CA detection would, more strictly:
- * refuses (`InputError`, one line naming the file) a CA key on this machine,
- * a CA certificate that is missing or not a CA, a leaf or kubeconfig with no
- * signed certificate for its key, a certificate that does not chain to its CA
- * (kubeadm's text: `certificate API server is not signed by corresponding
- * CA: x509: …`), a signed certificate that matches no key, one with another
- * subject, usages or fewer SANs than its CSR, a missing service-account
- * pair. Nothing is written by this function.
+ * the result as kubeadm's external-CA detection would, more strictly, one
+ * line naming the file. What a check says no to is a `CheckError`: a CA key
+ * on this machine, a CA certificate that is not a CA, a certificate that
+ * does not chain to its CA or is outside its lifetime (kubeadm's text:
+ * `certificate API server is not signed by corresponding CA: x509: …`), one
+ * with another subject, usages or fewer SANs than its CSR, a key that is not
+ * its certificate's, `sa.pub` that is not `sa.key`'s. What is missing or
+ * unreadable is an `InputError`: a CA certificate, a leaf or kubeconfig with
+ * no signed certificate for its key, a signed certificate that matches no
+ * key, a missing service-account pair. Nothing is written by this function.
  */
 export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
   const existing = opts.existing;
@@ -456,7 +458,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     const crt = `pki/${spec.baseName}.crt`;
     const key = `pki/${spec.baseName}.key`;
     if (existing.has(key)) {
-      throw new InputError(
+      throw new CheckError(
         `${
           EXTERNAL_PREFIX[name]
         }: ${key} exists: in external-CA mode the CA key must not be on this machine (move it away; kubeadm would sign with it)`,
@@ -484,7 +486,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
       );
     }
     if (!cert.isCA) {
-      throw new InputError(
+      throw new CheckError(
         `${EXTERNAL_PREFIX[name]}: ${source}: certificate ${UX_NAMES[name]} is not a CA`,
       );
     }
@@ -549,12 +551,12 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     usages: readonly ("serverAuth" | "clientAuth")[],
     csr: Csr | undefined,
   ) => {
-    for (const p of identityProblems(cert, want)) throw new InputError(`${path}: ${p.message}`);
+    for (const p of identityProblems(cert, want)) throw new CheckError(`${path}: ${p.message}`);
     // Without the extension a certificate is good for any usage (Go); with it, kubeadm's must be there.
     const have = cert.extKeyUsage;
     const missingUsages = have ? usages.filter((u) => !have.includes(EKU_OID[u])) : [];
     if (missingUsages.length) {
-      throw new InputError(
+      throw new CheckError(
         `${path}: extended key usages lack ${missingUsages.join(", ")} (kubeadm's: ${
           usages.join(", ")
         })`,
@@ -563,7 +565,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     if (csr) {
       const missing = missingSans(cert, { dns: csr.sans.dns, ips: csr.sans.ips });
       if (missing.length) {
-        throw new InputError(`${path}: lacks ${missing.join(", ")} that its CSR asks for`);
+        throw new CheckError(`${path}: lacks ${missing.join(", ")} that its CSR asks for`);
       }
     }
   };
@@ -596,7 +598,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
       source = crt;
       const m = keyMatches(text(keyBytes), keyPath, certs[0]!);
       if (!m.ok) {
-        throw new InputError(`${prefix}: ${keyPath}: private key ${m.reason} ${crt}`);
+        throw new CheckError(`${prefix}: ${keyPath}: private key ${m.reason} ${crt}`);
       }
     } else {
       throw new InputError(
@@ -607,7 +609,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     }
     const err = chainError(certs, ca.cert, opts.now);
     if (err) {
-      throw new InputError(
+      throw new CheckError(
         `${prefix}: ${source}: certificate ${
           UX_NAMES[c.name]
         } is not signed by corresponding CA: ${err}`,
@@ -615,7 +617,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     }
     const cert = certs[0]!;
     if (opts.now < cert.notBefore || opts.now > cert.notAfter) {
-      throw new InputError(
+      throw new CheckError(
         `${prefix}: ${source}: certificate ${
           UX_NAMES[c.name]
         } is not signed by corresponding CA: x509: certificate has expired or is not yet valid`,
@@ -651,7 +653,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
   const sa = keyObjectSpki(loadPrivateKey(text(saKey), `pki/${SA_KEY}`));
   const pubBlock = decodePem(text(saPub), `pki/${SA_PUB}`).find((b) => b.type === "PUBLIC KEY");
   if (!pubBlock || !Buffer.from(pubBlock.der).equals(Buffer.from(sa))) {
-    throw new InputError(`pki/${SA_PUB}: is not the public key of pki/${SA_KEY}`);
+    throw new CheckError(`pki/${SA_PUB}: is not the public key of pki/${SA_KEY}`);
   }
 
   // 5. Kubeconfigs: all five, super-admin.conf included (ValidateKubeconfigsForExternalCA).
@@ -680,7 +682,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
       source = `${path} client-certificate-data`;
       const m = keyMatches(text(keyPem), `${path} client-key-data`, certs[0]!);
       if (!m.ok) {
-        throw new InputError(`${path}: client-key-data ${m.reason} client-certificate-data`);
+        throw new CheckError(`${path}: client-key-data ${m.reason} client-certificate-data`);
       }
     } else {
       throw new InputError(
@@ -689,14 +691,14 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
     }
     const err = chainError(certs, ca.cert, opts.now);
     if (err) {
-      throw new InputError(
+      throw new CheckError(
         `${source}: the client certificate of ${path} is not signed by ${ca.source}: ${err}`,
       );
     }
     const want = kubeconfigIdentity(k, opts.spec?.nodeName);
     checkAgainst(source, certs[0]!, want, ["clientAuth"], undefined);
     if (parts.userName !== certs[0]!.subject.commonName) {
-      throw new InputError(
+      throw new CheckError(
         `${source}: CN ${certs[0]!.subject.commonName} is not ${path}'s user ${parts.userName}`,
       );
     }

@@ -112,9 +112,12 @@ export interface RenewOptions {
 export interface Renewal {
   /** The files to replace (certificate and key, or the kubeconfig). */
   files: PkiFile[];
-  /** kubeadm's lines (`MISSING! …`, `… renewed`, the closing `Done renewing …` for all). */
+  /**
+   * kubeadm's lines (`MISSING! …`, `… renewed`, the closing `Done renewing …`
+   * for all, when something was renewed).
+   */
   lines: string[];
-  /** The names renewed. */
+  /** The names renewed (empty when every chosen certificate was missing). */
   renewed: string[];
 }
 
@@ -261,7 +264,8 @@ export async function renewCertificates(opts: RenewOptions): Promise<Renewal> {
   const at = (l: string) =>
     order.get(l.replace(/^MISSING! /, "").replace(/ renewed$/, "")) ?? Number.MAX_SAFE_INTEGER;
   lines.sort((a, b) => at(a) - at(b));
-  if (all) {
+  // Nothing renewed: the caller says so (an error); kubeadm's closing line would claim otherwise.
+  if (all && renewed.length) {
     lines.push(
       "",
       "Done renewing certificates. You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd, so that they can use the new certificates.",

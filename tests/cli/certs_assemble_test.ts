@@ -194,18 +194,21 @@ Deno.test("CLI certs assemble refuses with one line and writes nothing: a CA key
   );
   const run = (args: string[]) => runCli(["certs", "assemble", "--out-dir", node, ...args, ...NOW]);
   const before = snapshot(node);
-  const cases: [string, () => void, string[], RegExp][] = [
+  // A check that says no is 3 (the CA key here, a certificate that does not chain); a missing file 1.
+  const cases: [string, () => void, string[], RegExp, number][] = [
     [
       "ca.key in the tree",
       () => fs.copyFileSync(path.join(cas, "pki/ca.key"), path.join(node, "pki/ca.key")),
       [...caFlags(false), signed],
       /^error: invalid or incomplete external CA: pki\/ca\.key exists: in external-CA mode the CA key must not be on this machine/,
+      3,
     ],
     [
       "no signed certificate for etcd/peer",
       () => fs.rmSync(path.join(signed, "pki/etcd/peer.crt")),
       [...caFlags(false), signed],
       /^error: invalid or incomplete external etcd CA: failure loading certificate for etcd peer: pki\/etcd\/peer\.crt: missing: no signed certificate for pki\/etcd\/peer\.key among the inputs$/,
+      1,
     ],
     [
       "the cluster CA is another",
@@ -220,13 +223,14 @@ Deno.test("CLI certs assemble refuses with one line and writes nothing: a CA key
         signed,
       ],
       /^error: invalid or incomplete external CA: .*apiserver\.crt: certificate API server is not signed by corresponding CA: x509: certificate signed by unknown authority/,
+      3,
     ],
   ];
-  for (const [what, setup, args, want] of cases) {
+  for (const [what, setup, args, want, code] of cases) {
     const saved = snapshot(signed);
     setup();
     const r = await run(args);
-    assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+    assert.equal(r.code, code, `${what}: ${r.stderr}`);
     assert.match(r.stderr.trimEnd(), want, what);
     assert.equal(r.stderr.trimEnd().split("\n").length, 1, what);
     fs.rmSync(path.join(node, "pki/ca.key"), { force: true });

@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import { createPrivateKey, createPublicKey } from "node:crypto";
+import { CheckError, InputError } from "../../lib/base/errors.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../../lib/kubeadm/init_config.ts";
 import { type ControlPlanePkiSpec, controlPlanePkiSpec } from "../../lib/phases/certlist.ts";
@@ -495,11 +496,22 @@ Deno.test("assembleExternalCa() refuses, one line, what kubeadm's external-CA de
       /^invalid or incomplete external CA: signed\/pki\/apiserver\.crt: certificate API server is not signed by corresponding CA: x509: certificate has expired or is not yet valid/,
     ],
   ];
+  // What a check says no to is a CheckError (exit 3); what is missing or matches nothing, bad input (1).
+  const checks = new Set([
+    "apiserver signed by another CA with the same name",
+    "front-proxy-client's certificate signed by ca (kubeadm: external front-proxy CA)",
+    "ca.key present",
+    "etcd/ca.key present",
+    "an existing apiserver.crt whose key is not apiserver.key (kubeadm accepts it)",
+    "an expired certificate",
+  ]);
+  assert.equal(cases.filter(([what]) => checks.has(what)).length, checks.size);
   for (const [what, run, want] of cases) {
     assert.throws(run, (e: Error) => {
       if (typeof want === "string") assert.equal(e.message, want, what);
       else assert.match(e.message, want, what);
       assert.ok(!e.message.includes("\n"), what);
+      assert.ok(e instanceof (checks.has(what) ? CheckError : InputError), `${what}: ${e.name}`);
       return true;
     }, what);
   }

@@ -191,4 +191,15 @@ Deno.test("renewCertificates() refuses as kubeadm does, before writing anything;
   });
   assert.deepEqual(r.lines, ["MISSING! certificate for serving the Kubernetes API"]);
   assert.deepEqual(r.files, []);
+  assert.deepEqual(r.renewed, []);
+  // all over an empty tree: kubeadm's MISSING! lines, but no "Done renewing" claim (the caller errs).
+  const none = await renewCertificates({
+    names: ["all"],
+    existing: new Map(),
+    spec: SPEC,
+    now: NOW,
+  });
+  assert.deepEqual(none.renewed, []);
+  assert.equal(none.lines.length, 11);
+  assert.ok(none.lines.every((l) => l.startsWith("MISSING! ")), none.lines.join("\n"));
 });
