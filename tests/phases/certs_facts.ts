@@ -80,7 +80,6 @@ export function certFacts(pem: string, issuerPem?: string): Record<string, unkno
     issuerSki = new x509.X509Certificate(issuerPem).getExtension(x509.SubjectKeyIdentifierExtension)
       ?.keyId;
   }
-  const serial = Buffer.from(c.serialNumber, "hex");
   return {
     subject: c.subject,
     // Deterministic bytes: the string types (PrintableString/UTF8String) and SAN encoding.
@@ -102,7 +101,10 @@ export function certFacts(pem: string, issuerPem?: string): Record<string, unkno
       ? (ski.keyId === createHash("sha1").update(bits).digest("hex") ? "sha1-of-key" : "other")
       : null,
     authorityKeyId: aki ? (aki.keyId === issuerSki ? "issuer-ski" : "other") : null,
-    serialBytesAtMost8: serial.length <= 8 && serial.length > 0 && (serial[0]! & 0x80) === 0,
+    // kubeadm's serials are uniform in [1, 2^63 - 1]: at most 8 bytes of DER content. Judged on the
+    // value, not on the hex text the library gives (it may drop the DER's leading zero byte).
+    serialBytesAtMost8: BigInt("0x" + (c.serialNumber || "0")) > 0n &&
+      BigInt("0x" + (c.serialNumber || "0")) < 1n << 63n,
     validityMinutes: Math.round((c.notAfter.getTime() - c.notBefore.getTime()) / 60_000),
   };
 }
