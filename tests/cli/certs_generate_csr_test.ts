@@ -295,3 +295,31 @@ Deno.test("CLI certs sign-csr signs with each CA as kubeadm does (openssl verify
     `error: ${empty}: no CSR of certs generate-csr (pki/*.csr, *.conf.csr)\n`,
   );
 });
+
+Deno.test("CLI certs generate-csr with the ControlPlaneKubeletLocalMode and PublicKeysECDSA gates: kubeadm v1.32.5's servers and key type; kubelet.conf at the local endpoint as kubeadm init writes it", async () => {
+  const judged = JSON.parse(
+    fs.readFileSync(path.join(FIXTURES, "external_ca", "kubelet_local_mode.json"), "utf8"),
+  ) as {
+    config: string;
+    generate_csr: Record<string, { server?: string; pemType?: string }>;
+    init_phase_kubeconfig: Record<string, { server: string }>;
+  };
+  const config = path.join(root.dir, "gates.yaml");
+  fs.writeFileSync(config, judged.config);
+  const out = fresh();
+  const r = await runCli(["certs", "generate-csr", "--config", config, "--out-dir", out, ...NOW]);
+  assert.equal(r.code, 0, r.stderr);
+  for (const [file, want] of Object.entries(judged.generate_csr)) {
+    const text = fs.readFileSync(path.join(out, file), "utf8");
+    if (want.pemType) assert.equal(text.split("\n")[0], want.pemType, file); // the gate: P-256
+    if (!want.server) continue;
+    const server = /server: (\S+)/.exec(text)?.[1];
+    // kubeadm's generate-csr leaves kubelet.conf on the control-plane endpoint; with the gate,
+    // kubeadm init points it at the node's own API server, and so does joinkit (docs/kubeadm-pki.md).
+    const expected = file === "kubelet.conf"
+      ? judged.init_phase_kubeconfig["kubelet.conf"]!.server
+      : want.server;
+    assert.equal(server, expected, file);
+  }
+  assert.equal(judged.init_phase_kubeconfig["kubelet.conf"]!.server, "https://10.0.0.10:6443");
+});
