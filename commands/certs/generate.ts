@@ -117,7 +117,10 @@ etcd.external, encryptionAlgorithm, certificateValidityPeriod,
 caCertificateValidityPeriod; certificatesDir is ignored: files go to DIR), or
 the flags with kubeadm's names. As kubeadm, --config cannot be mixed with the
 value flags (--node-name may override the name). kubeadm's validation applies,
-with its texts.
+with its texts. The advertise address must be the node's own: kubeadm replaces
+0.0.0.0, :: and loopback addresses with one of the host it runs on, which
+joinkit cannot know (refused), and refuses multicast, broadcast and link-local
+ones.
 
 Several control-plane nodes: --node NAME=ADDRESS (repeatable) and/or a NODES
 file (one 'NAME ADDRESS' or 'NAME=ADDRESS' per line; '#' comments) give one
