@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
+import { COMMANDS as TABLE } from "../../commands/_table.ts";
 import { runCli, tempDir } from "../_cli.ts";
 import { FIXTURE_NOW, FIXTURE_SERVER, FIXTURE_TOKEN, makeFixtures } from "../_fuzz.ts";
 
@@ -47,6 +48,9 @@ const IC_UNKNOWN = kubeadmFile(
   "init-v9.yaml",
   "apiVersion: kubeadm.k8s.io/v9\nkind: InitConfiguration\n",
 );
+/** An existing directory with nothing in it (no CSR, no tree). */
+const EMPTY_DIR = path.join(root.dir, "empty");
+fs.mkdirSync(EMPTY_DIR);
 const JC_TOKEN = ["join-config", "--server", FIXTURE_SERVER, "--token", FIXTURE_TOKEN];
 const UC_PKI = "tests/fixtures/upload_certs/pki";
 const UC_SECRET = "tests/fixtures/upload_certs/kubeadm-certs.yaml";
@@ -639,44 +643,127 @@ const ROWS: Row[] = [
     argv: ["encrypt", "--age-recipient", AGE_RECIPIENT, "--out-dir", out("sops"), badYaml, ...NOW],
     code: 1,
   },
+  // certs generate: a malformed flag value 2; a configuration kubeadm refuses, a CA file that
+  // holds no certificate 1
+  { what: "format", argv: ["certs", "generate", "--out-dir", out("cg"), "-o", "xml"], code: 2 },
+  { what: "node", argv: ["certs", "generate", "--out-dir", out("cg"), "--node", "x"], code: 2 },
+  {
+    what: "duration",
+    argv: ["certs", "generate", "--out-dir", out("cg"), "--certificate-validity-period", "1y"],
+    code: 2,
+  },
+  {
+    what: "config version",
+    argv: ["certs", "generate", "--config", IC_UNKNOWN, "--out-dir", out("cg")],
+    code: 1,
+  },
+  {
+    what: "wrong kind",
+    argv: [
+      "certs",
+      "generate",
+      ...["--node-name", "cp-1", "--apiserver-advertise-address", "10.0.0.10"],
+      ...["--ca", garbage, "--encryption-algorithm", "ECDSA-P256", "--out-dir", out("cg")],
+    ],
+    code: 1,
+  },
+  // certs generate-csr: a value kubeadm refuses is 2 as a flag (before the missing --out-dir),
+  // 1 in the file
+  {
+    what: "CIDR",
+    argv: ["certs", "generate-csr", "--service-cidr", "notacidr", "--node-name", "cp-1"],
+    code: 2,
+  },
+  {
+    what: "algorithm",
+    argv: ["certs", "generate-csr", "--encryption-algorithm", "RSA-1024", "--out-dir", out("gc")],
+    code: 2,
+  },
+  {
+    what: "config version",
+    argv: ["certs", "generate-csr", "--config", IC_UNKNOWN, "--out-dir", out("gc")],
+    code: 1,
+  },
+  // certs sign-csr: the duration before the (missing) files; nothing to sign 1
+  {
+    what: "duration",
+    argv: [
+      "certs",
+      "sign-csr",
+      path.join(root.dir, "nothing"),
+      ...["--ca", garbage, "--ca-key", garbage, "--out-dir", out("sc")],
+      ...["--certificate-validity-period", "xyz"],
+    ],
+    code: 2,
+  },
+  {
+    what: "no CSR",
+    argv: [
+      "certs",
+      "sign-csr",
+      EMPTY_DIR,
+      "--ca",
+      F.caCrt,
+      "--ca-key",
+      F.caKey,
+      "--out-dir",
+      out("sc"),
+    ],
+    code: 1,
+  },
+  // certs assemble: 2 a malformed --node-name (before the config is read); 1 no certificate
+  // or an unreadable CA; 3 kubeadm's external-CA check says no (a CA that is not a CA)
+  {
+    what: "node name",
+    argv: [
+      "certs",
+      "assemble",
+      "--out-dir",
+      EMPTY_DIR,
+      "--config",
+      IC_UNKNOWN,
+      "--node-name",
+      "A_B",
+    ],
+    code: 2,
+  },
+  { what: "no certificate", argv: ["certs", "assemble", "--out-dir", EMPTY_DIR, garbage], code: 1 },
+  {
+    what: "wrong kind",
+    argv: ["certs", "assemble", "--out-dir", EMPTY_DIR, "--ca", garbage, F.nodeCrt],
+    code: 1,
+  },
+  {
+    what: "check",
+    argv: ["certs", "assemble", "--out-dir", EMPTY_DIR, "--ca", F.nodeCrt, F.nodeCrt],
+    code: 3,
+  },
+  // certs renew: 2 all mixed with names, a malformed --now; 1 nothing to renew, a bad config
+  {
+    what: "all mixed",
+    argv: ["certs", "renew", "all", "apiserver", "--out-dir", EMPTY_DIR],
+    code: 2,
+  },
+  {
+    what: "time (global --now)",
+    argv: ["certs", "renew", "all", "--out-dir", EMPTY_DIR, "--now", "soon"],
+    code: 2,
+  },
+  {
+    what: "nothing to renew",
+    argv: ["certs", "renew", "all", "--out-dir", path.join(root.dir, "nothing")],
+    code: 1,
+  },
+  {
+    what: "config version",
+    argv: ["certs", "renew", "all", "--out-dir", EMPTY_DIR, "--config", IC_UNKNOWN],
+    code: 1,
+  },
 ];
 
-// Every command but completion (which prints no data and reads no file) has rows.
-const COMMANDS = [
-  "token generate",
-  "token create",
-  "token list",
-  "token check",
-  "token auth-file",
-  "ca create",
-  "ca hash",
-  "ca pin-check",
-  "ca rotation-check",
-  "cluster-info create",
-  "cluster-info sign",
-  "cluster-info verify",
-  "kubeconfig bootstrap",
-  "kubeconfig node",
-  "discovery-file",
-  "join-command",
-  "join-config",
-  "rbac",
-  "csr create",
-  "csr inspect",
-  "csr approve",
-  "csr sign",
-  "cert inspect",
-  "cert verify",
-  "certs check-expiration",
-  "doctor",
-  "upload-certs",
-  "download-certs",
-  "certs certificate-key",
-  "node-payload",
-  "init",
-  "seal",
-  "encrypt",
-];
+// Every command of the table but completion (which prints no data and reads no file) has
+// rows: a new command cannot escape the rule.
+const COMMANDS = TABLE.map((e) => e.name).filter((n) => n !== "completion");
 
 function commandOf(argv: readonly string[]): string {
   const two = argv.slice(0, 2).join(" ");
@@ -684,6 +771,7 @@ function commandOf(argv: readonly string[]): string {
 }
 
 Deno.test("exit-code table covers every command with each kind of refusal it can make", () => {
+  assert.ok(COMMANDS.length > 30 && COMMANDS.includes("certs renew"), "the table was read");
   for (const c of COMMANDS) {
     const codes = new Set(ROWS.filter((r) => commandOf(r.argv) === c).map((r) => r.code));
     assert.ok(codes.has(2), `${c}: no exit-2 row`);
@@ -698,6 +786,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
     "csr sign",
     "download-certs",
     "node-payload",
+    "certs assemble",
   ];
   for (
     const c of [
@@ -711,6 +800,7 @@ Deno.test("exit-code table covers every command with each kind of refusal it can
       "join-config",
     ]
   ) {
+    assert.ok(COMMANDS.includes(c), `${c}: not in the command table`);
     assert.ok(ROWS.some((r) => commandOf(r.argv) === c && r.code === 3), `${c}: no exit-3 row`);
   }
 });
