@@ -81,7 +81,10 @@ Examples:
     // except the directory table, whose columns need every row: it keeps five short fields a row.
     const out = new HeldOutput(ctx.stdout);
     const table = format === "text" && ctx.args.some((a) => a !== "-" && isDirectory(a));
-    const data = format === "text" ? undefined : await dataListWriter(format, out, false);
+    // JSON is written by jsonElement (the bytes the general writer gives, without its copy and
+    // sort of every summary); YAML by the general writer.
+    const data = format === "yaml" ? await dataListWriter(format, out, false) : undefined;
+    const json = format === "json";
     const rows: TableRow[] = [];
     // Text reports are gathered as parts and written joined every few dozen certificates:
     // flat strings, where a concatenation per report would hold a tree of pieces until printed.
@@ -95,7 +98,6 @@ Examples:
       let fileCount = 0;
       for (const input of eachInput([arg], { pemPieces: true })) {
         if (input.part?.index === 0) fileCount = 0;
-        const rel = isDir ? path.relative(arg, input.name) : input.name;
         const first = input.part ? fileCount : 0;
         // Whether the file holds more than one certificate: known before the first is shown
         // for a piece; for a whole file, from the second one (the first waits for it).
@@ -103,13 +105,24 @@ Examples:
         let held: Cert | undefined;
         let j = 0;
         const show = (cert: Cert, i: number) => {
-          const where = many ? `${input.name}[${i}]` : input.name;
-          const label = isDir ? labelFor(rel, many ? 2 : 1, i) : where;
-          if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
-          else if (table) rows.push(tableRow(label, cert));
+          // Only the text reports show a label (a directory's relative to it).
+          const label = () =>
+            isDir
+              ? labelFor(path.relative(arg, input.name), many ? 2 : 1, i)
+              : many
+              ? `${input.name}[${i}]`
+              : input.name;
+          if (json) {
+            parts.push(count === 0 ? "[\n" : ",\n", jsonElement(input.name, i, cert, ctx.now));
+            if (parts.length >= JSON_PARTS_PER_WRITE) {
+              out.write(parts.join(""));
+              parts.length = 0;
+            }
+          } else if (data) data.add({ file: input.name, index: i, ...summarize(cert, ctx.now) });
+          else if (table) rows.push(tableRow(label(), cert));
           else {
             if (count > 0) parts.push("\n");
-            details(label, cert, ctx.now, parts);
+            details(label(), cert, ctx.now, parts);
             if (parts.length >= PARTS_PER_WRITE) {
               out.write(parts.join(""));
               parts.length = 0;
@@ -166,11 +179,121 @@ Examples:
     }
     if (data) data.end();
     else {
+      if (json) out.write("\n]\n");
       if (table) out.write(expiryTable(rows, ctx.now));
       out.end();
     }
   },
 };
+
+/**
+ * JSON parts gathered before a write (two a certificate): each write is one
+ * flat text of ~128 certificates, held in few objects until printed.
+ */
+const JSON_PARTS_PER_WRITE = 256;
+
+/** The keys of {@link summarize}'s object and the report's `file` and `index`, sorted. */
+const JSON_KEYS = [
+  "authorityKeyId",
+  "dnsNames",
+  "emailAddresses",
+  "expired",
+  "extKeyUsage",
+  "file",
+  "index",
+  "ipAddresses",
+  "isCA",
+  "issuer",
+  "key",
+  "keyBits",
+  "keyType",
+  "keyUsage",
+  "notAfter",
+  "notBefore",
+  "serial",
+  "serialHex",
+  "signatureAlgorithm",
+  "spkiPin",
+  "subject",
+  "subjectKeyId",
+  "timeLeft",
+  "uris",
+].join();
+
+/**
+ * Whether {@link summarize}'s objects have exactly the keys {@link jsonElement}
+ * writes (looked at once: every summary is the same object literal).
+ */
+let summaryKnown: boolean | undefined;
+
+/** What JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates). */
+// deno-lint-ignore no-control-regex
+const JSON_ESCAPED = /["\\\x00-\x1f\ud800-\udfff]/;
+
+/** JSON.stringify of a string; most need no escape and are quoted as they are. */
+function jsonText(s: string): string {
+  return JSON_ESCAPED.test(s) ? JSON.stringify(s) : '"' + s + '"';
+}
+
+/** A list of texts as an element's value (`toJson`'s indentation at depth 2). */
+function jsonList(v: readonly string[]): string {
+  if (v.length === 0) return "[]";
+  let t = "[\n";
+  for (let i = 0; i < v.length; i++) {
+    t += (i ? ",\n            " : "            ") + jsonText(v[i]!);
+  }
+  return t + "\n        ]";
+}
+
+/**
+ * One certificate of `cert inspect -o json`: the text the general writer
+ * gives for `{file, index, ...summarize(c, now)}` as an element of the
+ * array (`toJson`: keys sorted, four spaces, then indented four more),
+ * written in that order straight from the summary instead of copying and
+ * sorting it first. If {@link summarize} ever gives other keys than these,
+ * every element goes through the general path, so nothing is left out.
+ */
+export function jsonElement(file: string, index: number, c: Cert, now: Date): string {
+  const s = summarize(c, now);
+  summaryKnown ??= Object.keys({ ...s, file, index }).sort().join() === JSON_KEYS;
+  if (!summaryKnown) return jsonElementSorted({ ...s, file, index });
+  return `    {
+        "authorityKeyId": ${jsonText(s.authorityKeyId)},
+        "dnsNames": ${jsonList(s.dnsNames)},
+        "emailAddresses": ${jsonList(s.emailAddresses)},
+        "expired": ${s.expired},
+        "extKeyUsage": ${jsonList(s.extKeyUsage)},
+        "file": ${jsonText(file)},
+        "index": ${JSON.stringify(index)},
+        "ipAddresses": ${jsonList(s.ipAddresses)},
+        "isCA": ${s.isCA},
+        "issuer": ${jsonText(s.issuer)},
+        "key": ${jsonText(s.key)},
+        "keyBits": ${JSON.stringify(s.keyBits)},
+        "keyType": ${jsonText(s.keyType)},
+        "keyUsage": ${jsonList(s.keyUsage)},
+        "notAfter": ${jsonText(s.notAfter)},
+        "notBefore": ${jsonText(s.notBefore)},
+        "serial": ${jsonText(s.serial)},
+        "serialHex": ${jsonText(s.serialHex)},
+        "signatureAlgorithm": ${jsonText(s.signatureAlgorithm)},
+        "spkiPin": ${jsonText(s.spkiPin)},
+        "subject": ${jsonText(s.subject)},
+        "subjectKeyId": ${jsonText(s.subjectKeyId)},
+        "timeLeft": ${jsonText(s.timeLeft)},
+        "uris": ${jsonList(s.uris)}
+    }`;
+}
+
+/**
+ * `toJson`'s element for a flat summary (values: texts, numbers, booleans
+ * and lists of texts): keys sorted through JSON.stringify's key list,
+ * undefined values left out as `sortKeys` leaves them out.
+ */
+export function jsonElementSorted(s: object): string {
+  // Indented after each line feed only (a `^` of /m would also match after a raw U+2028).
+  return "    " + JSON.stringify(s, Object.keys(s).sort(), 4).replaceAll("\n", "\n    ");
+}
 
 /**
  * A smaller TurboFan inlining budget for the rest of the run (920 → 200

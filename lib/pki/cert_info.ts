@@ -959,8 +959,34 @@ function keyIdText(id: Uint8Array): string {
   return lastKeyIdText;
 }
 
+/** What {@link summarize} says of a certificate (`cert inspect -o json`'s fields). */
+export interface CertSummary {
+  subject: string;
+  issuer: string;
+  serial: string;
+  serialHex: string;
+  notBefore: string;
+  notAfter: string;
+  timeLeft: string;
+  expired: boolean;
+  dnsNames: string[];
+  ipAddresses: string[];
+  emailAddresses: string[];
+  uris: string[];
+  keyUsage: string[];
+  extKeyUsage: string[];
+  key: string;
+  keyType: string;
+  keyBits: number;
+  isCA: boolean;
+  signatureAlgorithm: string;
+  subjectKeyId: string;
+  authorityKeyId: string;
+  spkiPin: string;
+}
+
 /** A JSON-friendly summary of a certificate at time `now`. */
-export function summarize(c: Cert, now: Date): Record<string, unknown> {
+export function summarize(c: Cert, now: Date): CertSummary {
   const notBefore = notBeforeMs(c), notAfter = notAfterMs(c);
   return {
     subject: subjectText(c),
