@@ -219,7 +219,13 @@ Examples:
     const existing = new Map<string, Uint8Array>();
     const fs = nodeFs();
     for (const file of controlPlanePkiPaths(spec, nodes, root)) {
-      if (fs.existsSync(file)) existing.set(file, readInput(file).bytes);
+      if (!fs.existsSync(file)) continue;
+      // A FIFO or device where a file belongs would block the read or never end: refuse it.
+      const st = fs.statSync(file);
+      if (!st.isFile() && !st.isDirectory()) {
+        throw new InputError(`${file}: not a regular file`);
+      }
+      existing.set(file, readInput(file).bytes);
     }
     const pki = await buildControlPlanePki({
       spec,

@@ -578,3 +578,24 @@ Deno.test("CLI certs generate reads --apiserver-bind-port as kubeadm's int32 fla
     assert.equal(fs.existsSync(o), false);
   }
 });
+
+Deno.test("CLI certs generate refuses a FIFO where a file of the tree belongs (one line, no hang, nothing written)", async () => {
+  const out = fresh();
+  fs.mkdirSync(path.join(out, "pki"), { recursive: true });
+  execFileSync("mkfifo", [path.join(out, "pki/sa.key")]);
+  const r = await runCli([
+    "certs",
+    "generate",
+    "--node-name",
+    "cp-1",
+    "--apiserver-advertise-address",
+    "10.0.0.10",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+    "--out-dir",
+    out,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr, `error: ${path.join(out, "pki/sa.key")}: not a regular file\n`);
+  assert.deepEqual(fs.readdirSync(path.join(out, "pki")), ["sa.key"]);
+});
