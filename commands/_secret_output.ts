@@ -158,9 +158,21 @@ export function checkProtectedFormat(p: SecretProtection | undefined, format: st
   }
 }
 
-/** A YAML stream of `objs` (kubectl's style). */
+/** Where lib/gitops/sops.ts keeps a document's share of a stream MAC (`SOPS_STREAM_PART`). */
+const SOPS_STREAM_PART = Symbol.for("joinkit.sops.streamPart");
+
+/**
+ * A YAML stream of `objs` (kubectl's style). A stream of SOPS documents
+ * only is written as sops writes a multi-document file, one MAC over all of
+ * them (lib/gitops/sops.ts `sopsStreamDocuments`), so `sops --decrypt` reads
+ * it whole; each file of a GitOps directory keeps its own MAC.
+ */
 export function renderStream(objs: readonly KubeObject[]): string {
-  return objs.map(toYaml).join("---\n");
+  const part = objs[0] as
+    | { [SOPS_STREAM_PART]?: { share(docs: readonly KubeObject[]): KubeObject[] } }
+    | undefined;
+  const docs = part?.[SOPS_STREAM_PART] ? part[SOPS_STREAM_PART].share(objs) : objs;
+  return docs.map(toYaml).join("---\n");
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

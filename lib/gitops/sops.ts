@@ -221,8 +221,11 @@ export function sopsEncryptObject(
     );
   }
   const mac = createHash("sha512");
+  const leaves: Uint8Array[] = [];
   const out = walk(obj, [], false, true, (v, path, encrypted) => {
-    mac.update(leafBytes(v).bytes);
+    const bytes = leafBytes(v).bytes;
+    mac.update(bytes);
+    leaves.push(bytes);
     return encrypted ? sopsEncryptValue(v, dataKey.key, path.join(":") + ":", random) : v;
   }) as KubeObject;
   const lastmodified = formatRfc3339(new Date(Math.floor(now.getTime() / 1000) * 1000));
@@ -234,7 +237,73 @@ export function sopsEncryptObject(
     mac: sopsEncryptValue(macText, dataKey.key, lastmodified, random),
     version: SOPS_VERSION,
   };
+  // Kept (not enumerable: never rendered) for sopsStreamDocuments.
+  const part: StreamPart = {
+    leaves: Buffer.concat(leaves),
+    key: dataKey.key,
+    lastmodified,
+    random,
+    share: sopsStreamDocuments,
+  };
+  Object.defineProperty(out, SOPS_STREAM_PART, { value: part, enumerable: false });
   return out;
+}
+
+/**
+ * The key under which {@link sopsEncryptObject} keeps, on each document, what
+ * a stream of them needs to share one MAC (a `Symbol.for`, so a writer can
+ * use it without loading this module).
+ */
+export const SOPS_STREAM_PART: unique symbol = Symbol.for("joinkit.sops.streamPart") as never;
+
+/** One document's share of a stream MAC: its leaves' plaintext bytes, in document order. */
+interface StreamPart {
+  leaves: Uint8Array;
+  key: Uint8Array;
+  lastmodified: string;
+  random: RandomBytes;
+  share: typeof sopsStreamDocuments;
+}
+
+/**
+ * sops' multi-document YAML file: sops reads the metadata of the first
+ * document only (`stores.ExtractMetadata`) and checks ONE MAC over the leaves
+ * of every document in order, and writes that metadata into each document
+ * (`SerializeMetadata`). So when the first of `docs` is a document
+ * {@link sopsEncryptObject} made, every encrypted one shares its data key and
+ * instant, and no document in clear has a `data`/`stringData` value (sops
+ * would try to decrypt it), each encrypted document gets the MAC of the
+ * whole stream, clear ones included; documents in clear are left as they
+ * are. Each document still opens alone in Flux, which decrypts resource by
+ * resource without checking the MAC. Otherwise (`sops --decrypt` cannot read
+ * the stream as one file anyway) `docs` is returned as it is, each encrypted
+ * document with its own MAC.
+ */
+export function sopsStreamDocuments(docs: readonly KubeObject[]): KubeObject[] {
+  const parts = docs.map((d) => (d as { [SOPS_STREAM_PART]?: StreamPart })[SOPS_STREAM_PART]);
+  const first = parts[0];
+  if (docs.length < 2 || first === undefined) return [...docs];
+  const mac = createHash("sha512");
+  for (const [i, doc] of docs.entries()) {
+    const part = parts[i];
+    if (part !== undefined) {
+      if (part.key !== first.key || part.lastmodified !== first.lastmodified) return [...docs];
+      mac.update(part.leaves);
+      continue;
+    }
+    let readable = true;
+    walk(doc, [], false, true, (v, _path, encrypted) => {
+      if (encrypted) readable = false;
+      mac.update(leafBytes(v).bytes);
+      return v;
+    });
+    if (!readable) return [...docs];
+  }
+  const text = mac.digest("hex").toUpperCase();
+  const encrypted = sopsEncryptValue(text, first.key, first.lastmodified, first.random);
+  return docs.map((d, i) =>
+    parts[i] === undefined ? d : { ...d, sops: { ...(d.sops as object), mac: encrypted } }
+  );
 }
 
 /**

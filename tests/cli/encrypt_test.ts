@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
+import { createDecipheriv, createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { runCli, tempDir } from "../_cli.ts";
+import { repoPath, runCli, tempDir } from "../_cli.ts";
 import { sopsDecryptObject } from "../../lib/gitops/sops.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
 import { ageOpen, FIXTURES, hasTool } from "../gitops/_helpers.ts";
@@ -114,6 +116,91 @@ Deno.test("CLI encrypt refusals: a malformed recipient is exit 2 naming it, miss
       assert.match(r.stderr, want);
       assert.equal(r.stderr.trim().split("\n").length, 1);
       assert.ok(!fs.existsSync(out));
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+/**
+ * `sops --decrypt` of a whole multi-document file, written here apart from lib/gitops: the
+ * first document's metadata (stores.ExtractMetadata), its data key opened with age's reference
+ * implementation, every `data`/`stringData` value decrypted with its key path, and ONE SHA-512
+ * over every document's leaves in file order, compared with the first document's MAC.
+ */
+async function sopsFileMacOk(text: string, identity: string): Promise<boolean> {
+  const docs = parseManifests(text, "out");
+  const meta = docs[0]!.sops as { age: { enc: string }[]; lastmodified: string; mac: string };
+  const key = await ageOpen(identity, meta.age[0]!.enc);
+  const open = (v: string, aad: string): string => {
+    if (v === "") return "";
+    const m = /^ENC\[AES256_GCM,data:(.*),iv:(.*),tag:(.*),type:str\]$/.exec(v)!;
+    const d = createDecipheriv("aes-256-gcm", key, Buffer.from(m[2]!, "base64"));
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(Buffer.from(m[3]!, "base64"));
+    return Buffer.concat([d.update(Buffer.from(m[1]!, "base64")), d.final()]).toString();
+  };
+  const h = createHash("sha512");
+  const walk = (v: unknown, path: string[], enc: boolean): void => {
+    if (Array.isArray(v)) { for (const x of v) walk(x, path, enc); }
+    else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (path.length === 0 && k === "sops") continue;
+        walk(x, [...path, k], enc || /^(data|stringData)$/.test(k));
+      }
+    } else if (typeof v === "string") h.update(enc ? open(v, path.join(":") + ":") : v);
+    else if (typeof v === "boolean") h.update(v ? "True" : "False");
+    else if (v !== null) h.update(String(v));
+  };
+  for (const d of docs) walk(d, [], false);
+  return open(meta.mac, meta.lastmodified) === h.digest("hex").toUpperCase();
+}
+
+Deno.test("CLI a stream of SOPS Secrets has one MAC over all documents, as sops writes a multi-document file", async () => {
+  // Before, each document carried its own MAC, and `sops --decrypt` of the stream (metadata of
+  // the first document, one MAC over all) failed; the Python judge of the same rule agreed.
+  const id = `${FIXTURES}/age.key`;
+  const three = await runCli(["token", "create", "--count", "3", "--age-recipient", R1, ...NOW]);
+  assert.equal(three.code, 0, three.stderr);
+  assert.equal(parseManifests(three.stdout, "out").length, 3);
+  assert.ok(await sopsFileMacOk(three.stdout, id));
+  const macs = new Set(
+    parseManifests(three.stdout, "out").map((d) => (d.sops as { mac: string }).mac),
+  );
+  assert.equal(macs.size, 1);
+  // upload-certs: two Secrets then Role and RoleBinding in clear (hashed too, as sops does)
+  const uc = await runCli([
+    "upload-certs",
+    "--pki-dir",
+    repoPath("tests/fixtures/upload_certs/pki"),
+    "--certificate-key",
+    "e6a2eb8581237ab72a4f494f30285ec12a9694d750b9785706a83bfcbbbd2204",
+    "--age-recipient",
+    R1,
+    ...NOW,
+  ]);
+  assert.equal(uc.code, 0, uc.stderr);
+  assert.deepEqual(parseManifests(uc.stdout, "out").map((d) => d.kind), [
+    "Secret",
+    "Secret",
+    "Role",
+    "RoleBinding",
+  ]);
+  assert.ok(await sopsFileMacOk(uc.stdout, id));
+  // encrypt --out-dir: each file holds one document with its own MAC
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = await runCli(["encrypt", "--age-recipient", R1, "--out-dir", dir, ...NOW], {
+      stdin: (await runCli(["token", "create", "--count", "2", ...NOW])).stdout,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".sops.yaml"));
+    assert.equal(files.length, 2);
+    for (const f of files) {
+      const doc = parseManifests(fs.readFileSync(path.join(dir, f), "utf8"), f)[0]!;
+      const key = await ageOpen(id, (doc.sops as { age: { enc: string }[] }).age[0]!.enc);
+      assert.ok(sopsDecryptObject(doc, key));
+      assert.ok(await sopsFileMacOk(fs.readFileSync(path.join(dir, f), "utf8"), id));
     }
   } finally {
     cleanup();
