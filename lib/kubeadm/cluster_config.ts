@@ -335,6 +335,44 @@ const RELEASE_RE = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)([-\w.+]*)?$/;
 const LABEL_RE = /^((latest|stable)+(-[1-9](\.[1-9](\d)?)?)?)$/;
 const BUCKET_RE = /^((release|ci)\/)?([-\w.+]+)$/;
 
+/** apimachinery's split of a semantic version's extra part into pre-release and build metadata. */
+const SEMVER_EXTRA_RE =
+  /^(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\s*$/;
+
+/**
+ * What apimachinery's `version.ParseSemantic` refuses in a version that
+ * kubeadm's release pattern let through (its `[-\w.+]*` tail is looser):
+ * a malformed pre-release/metadata part (`v1.32.5-`, `v1.32.5.1`), a
+ * zero-prefixed numeric pre-release component, a number over 64 bits.
+ * Returns Go's error text, or undefined.
+ */
+function parseSemanticError(ver: string): string | undefined {
+  const m = /^v?([0-9]+(?:\.[0-9]+)*)(.*)$/s.exec(ver);
+  if (!m) return `could not parse ${goQuote(ver)} as version`;
+  const comps = m[1]!.split(".");
+  if (comps.length !== 3) return `illegal version string ${goQuote(ver)}`;
+  for (const comp of comps) {
+    if (BigInt(comp) > 0xffffffffffffffffn) {
+      return `illegal non-numeric version component ${goQuote(comp)} in ${
+        goQuote(ver)
+      }: strconv.ParseUint: parsing ${goQuote(comp)}: value out of range`;
+    }
+  }
+  const extra = m[2]!;
+  if (extra === "") return undefined;
+  const e = SEMVER_EXTRA_RE.exec(extra);
+  if (!e) return `could not parse pre-release/metadata (${extra}) in version ${goQuote(ver)}`;
+  for (const comp of (e[1] ?? "").split(".")) {
+    if (
+      /^[0-9]+$/.test(comp) && BigInt(comp) <= 0xffffffffffffffffn && comp.startsWith("0") &&
+      comp !== "0"
+    ) {
+      return `illegal zero-prefixed version component ${goQuote(comp)} in ${goQuote(ver)}`;
+    }
+  }
+  return undefined;
+}
+
 /** Compares two `vX.Y.Z…` versions by their numbers (pre-release tags ignored, as upstream's skew check is). */
 function versionLess(a: string, b: string): boolean {
   const pa = RELEASE_RE.exec(a)!, pb = RELEASE_RE.exec(b)!;
@@ -367,6 +405,8 @@ export function normalizeKubernetesVersion(v: string): { version: string } | { e
       };
     }
   }
+  const semantic = parseSemanticError(ver);
+  if (semantic) return { error: `couldn't parse Kubernetes version ${goQuote(ver)}: ${semantic}` };
   if (versionLess(ver, MINIMUM_CONTROL_PLANE_VERSION)) {
     return {
       error:

@@ -20,12 +20,14 @@ import { InputError } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
 import { goQuote } from "../go/quote.ts";
 import { type KubeObject, parseManifests } from "../k8s/manifest.ts";
-import { checkKubeadmDocumentSplit, KUBEADM_GROUP } from "./api.ts";
+import { checkKubeadmDocumentSplit, DocReader, KUBEADM_GROUP } from "./api.ts";
+import { parseDuration } from "../go/duration.ts";
 import {
   CLUSTER_KIND,
   INIT_KIND,
   readInitConfiguration,
   splitYamlDocuments,
+  TIMEOUT_FIELDS,
 } from "./init_config.ts";
 import { decodeJoinConfiguration, JOIN_KIND, validateJoinConfig } from "./join_config.ts";
 
@@ -62,6 +64,45 @@ function gvkList(gvks: readonly [string, string, string][]): string {
       `schema.GroupVersionKind{Group:${goQuote(g)}, Version:${goQuote(v)}, Kind:${goQuote(k)}}`
     ).join(", ")
   }}`;
+}
+
+/** v1beta4 `ResetConfiguration`'s fields (kubeadm decodes it strictly; it validates none of them). */
+const RESET_FIELDS = [
+  "apiVersion",
+  "kind",
+  "cleanupTmpDir",
+  "certificatesDir",
+  "criSocket",
+  "dryRun",
+  "force",
+  "ignorePreflightErrors",
+  "skipPhases",
+  "unmountFlags",
+  "timeouts",
+];
+
+/**
+ * A ResetConfiguration decoded strictly, as `kubeadm config validate` does:
+ * a field of the wrong type or a bad duration throws; unknown fields come
+ * back as strict-decoding errors.
+ */
+function resetDecodingErrors(doc: KubeObject): string[] {
+  const r = new DocReader("");
+  const top = r.object(doc, "", RESET_FIELDS) ?? {};
+  for (const k of ["cleanupTmpDir", "dryRun", "force"]) r.bool(top[k], k);
+  for (const k of ["certificatesDir", "criSocket"]) r.string(top[k], k);
+  for (const k of ["ignorePreflightErrors", "skipPhases", "unmountFlags"]) r.strings(top[k], k);
+  const to = r.object(top.timeouts, "timeouts", TIMEOUT_FIELDS) ?? {};
+  for (const k of TIMEOUT_FIELDS) {
+    const s = r.string(to[k], `timeouts.${k}`);
+    if (s === undefined) continue;
+    try {
+      parseDuration(s);
+    } catch {
+      throw new InputError(`: timeouts.${k}: time: invalid duration ${goQuote(s)}`);
+    }
+  }
+  return r.warnings;
 }
 
 /** Whether a message is a field-error list (kubeadm exits 3 on those). */
@@ -109,6 +150,12 @@ export function validateKubeadmConfig(
       const [group, version = ""] = String(d.apiVersion).split("/", 2);
       if (group === KUBEADM_GROUP && OLD.includes(version)) {
         readInitConfiguration([d], "");
+      }
+    }
+    for (const d of docs) {
+      if (d.apiVersion === `${KUBEADM_GROUP}/v1beta4` && d.kind === "ResetConfiguration") {
+        const errs = resetDecodingErrors(d);
+        if (errs.length) return { ok: false, exit: 1, message: errs.join(", ") };
       }
     }
     if (hasInit) {

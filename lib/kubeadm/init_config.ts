@@ -172,7 +172,8 @@ const INIT_FIELDS_V4 = [
 ];
 const INIT_FIELDS_V3 = INIT_FIELDS_V4.filter((f) => f !== "dryRun" && f !== "timeouts");
 const TOKEN_FIELDS = ["token", "description", "ttl", "expires", "usages", "groups"];
-const TIMEOUT_FIELDS = [
+/** The fields of v1beta4's `Timeouts` (InitConfiguration, JoinConfiguration, ResetConfiguration). */
+export const TIMEOUT_FIELDS = [
   "controlPlaneComponentHealthCheck",
   "discovery",
   "etcdAPICall",

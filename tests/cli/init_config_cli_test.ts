@@ -36,6 +36,19 @@ Deno.test("CLI init --config validates the whole configuration as kubeadm init d
         "kubernetesVersion: v1.30.0\n",
         "this version of kubeadm only supports deploying clusters with the control plane version >= 1.31.0. Current version: v1.30.0",
       ],
+      // kubeadm's release pattern lets these through; apimachinery's ParseSemantic refuses them.
+      [
+        "kubernetesVersion: v1.32.5-\n",
+        `couldn't parse Kubernetes version "v1.32.5-": could not parse pre-release/metadata (-) in version "v1.32.5-"`,
+      ],
+      [
+        "kubernetesVersion: v1.32.5-rc.01\n",
+        `couldn't parse Kubernetes version "v1.32.5-rc.01": illegal zero-prefixed version component "01" in "v1.32.5-rc.01"`,
+      ],
+      [
+        "kubernetesVersion: v1.32.5.1\n",
+        `couldn't parse Kubernetes version "v1.32.5.1": illegal version string "v1.32.5.1"`,
+      ],
     ];
     for (const [extra, want] of cases) {
       const cfg = path.join(dir, "kubeadm.yaml");
