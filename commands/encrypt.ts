@@ -53,9 +53,11 @@ the encrypted MAC and version ${SOPS_VERSION}. Other objects are written
 unchanged. Flux's kustomize-controller (spec.decryption.provider: sops)
 decrypts them at apply time; 'sops --decrypt FILE' reads them back.
 
-Each document carries its own metadata and MAC (Flux decrypts each resource
-on its own). 'sops --decrypt' reads one document per file: use --out-dir
-(one file per Secret) when you want to open them with sops. All Secrets of
+Every encrypted document carries the metadata (Flux decrypts each resource
+on its own). A stream is written as sops writes a multi-document file: one
+MAC over all documents, which 'sops --decrypt' checks from the first one
+(a stream starting with an object in clear keeps one MAC per document);
+--out-dir writes one file per Secret, each with its own MAC. All Secrets of
 one run share one data key (wrapped once per recipient); every value has its
 own random IV.
 
