@@ -64,13 +64,22 @@ export function readSecretFile(file: string, flag: string): string {
 
 /** One token from a token file: exactly one non-empty line with one word. */
 export function readTokenFile(file: string, flag: string): string {
+  return readOneValue(file, flag, "token");
+}
+
+/**
+ * One value (`what`: token, key) from a secret file: exactly one word. A
+ * second word is refused naming the file, never echoed: it may be another
+ * secret, or half of one that a parser would quote.
+ */
+export function readOneValue(file: string, flag: string, what: string): string {
   const text = readSecretFile(file, flag);
   const words = text.split(/\s+/).filter((w) => w !== "");
   if (words.length > 1) {
     throw new InputError(
       `${
         file === "-" ? "stdin" : file
-      }: holds ${words.length} values; --${flag} takes exactly one token`,
+      }: holds ${words.length} values; --${flag} takes exactly one ${what}`,
     );
   }
   return words[0]!;
@@ -108,9 +117,7 @@ export function materializeSecretFlag(flags: Flags, name: string, multiple: bool
   if (files.length > 1) throw new UsageError(`--${fileFlag} given more than once`);
   const file = files[0]!;
   if (file === "-") refuseSecondStdinReader(flags, fileFlag);
-  const value = name === "certificate-key"
-    ? readSecretFile(file, fileFlag)
-    : readTokenFile(file, fileFlag);
+  const value = readOneValue(file, fileFlag, name === "certificate-key" ? "key" : "token");
   flags[name] = multiple ? [value] : value;
   delete flags[fileFlag];
 }

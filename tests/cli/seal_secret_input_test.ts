@@ -223,3 +223,28 @@ Deno.test("CLI --seal-cert - next to a secret file flag '-': exit 2 naming both,
     assert.equal(r.stdout, "");
   }
 });
+
+Deno.test("CLI --certificate-key-file holding two values: exit 1 naming the file, no part of it echoed", async () => {
+  // Before, the whole text went to the hex decoder: "invalid byte: U+000A" (exit 2), and a
+  // stray first character of a second secret could be quoted ("invalid byte: U+0053 'S'").
+  for (const text of [`${KEY}\nSECONDSECRET\n`, `${KEY} ${KEY}\n`]) {
+    const f = secretFile(text);
+    const r = await runCli([
+      "join-command",
+      ...SERVER,
+      "--ca",
+      CA,
+      "--token",
+      TOKEN,
+      "--control-plane",
+      "--certificate-key-file",
+      f,
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.stderr,
+      `error: ${f}: holds 2 values; --certificate-key-file takes exactly one key\n`,
+    );
+    assert.equal(r.stdout, "");
+  }
+});
