@@ -149,7 +149,9 @@ export interface GeneratedCsrs {
  * The keys and CSRs of `kubeadm certs generate-csr` for `spec`'s node
  * (paths relative to the output directory: `pki/` and the kubeconfigs
  * beside it), plus `pki/sa.key`/`sa.pub` when absent (kubeadm makes no
- * service-account key in external-CA mode and does not check it). Refuses
+ * service-account key in external-CA mode and does not check it); a kept
+ * `sa.key` must be a private key and `sa.pub` its public key (written from
+ * it when absent). Refuses
  * an existing key, CSR or kubeconfig with kubeadm's texts unless `force`.
  */
 export async function generateKeysAndCsrs(opts: GenerateCsrOptions): Promise<GeneratedCsrs> {
@@ -230,7 +232,27 @@ export async function generateKeysAndCsrs(opts: GenerateCsrOptions): Promise<Gen
       { path: `pki/${SA_PUB}`, data: encodePem("PUBLIC KEY", keyObjectSpki(sa)), mode: 0o600 },
     );
     lines.push(`[certs] Generating "sa" key and public key`);
-  } else lines.push(`[certs] Using the existing "sa" key`);
+  } else {
+    // A kept sa.key must be a key, and sa.pub its public key (written when absent): assemble
+    // and the API server need the pair.
+    const spki = keyObjectSpki(
+      loadPrivateKey(text(existing.get(`pki/${SA_KEY}`)!), `pki/${SA_KEY}`),
+    );
+    const pub = existing.get(`pki/${SA_PUB}`);
+    if (pub === undefined) {
+      files.push({ path: `pki/${SA_PUB}`, data: encodePem("PUBLIC KEY", spki), mode: 0o600 });
+    } else {
+      let blocks: PemBlock[] = [];
+      try {
+        blocks = decodePem(text(pub), `pki/${SA_PUB}`);
+      } catch { /* refused below */ }
+      const block = blocks.find((b) => b.type === "PUBLIC KEY");
+      if (!block || !Buffer.from(block.der).equals(Buffer.from(spki))) {
+        throw new InputError(`pki/${SA_PUB}: is not the public key of pki/${SA_KEY}`);
+      }
+    }
+    lines.push(`[certs] Using the existing "sa" key`);
+  }
   return { files, lines, warnings };
 }
 

@@ -61,7 +61,24 @@ async function inputs() {
   assert.equal(cc.code, 0, cc.stderr);
   const csrObj = path.join(dir, "csr.yaml");
   fs.writeFileSync(csrObj, cc.stdout);
-  return { secret, join, csrPem: path.join(dir, "kubelet-client.csr"), csrObj };
+  // External CA: the CSRs of certs generate-csr (ECDSA: quick) and CAs valid at NOW.
+  const csrDir = path.join(dir, "csrs");
+  const gc = await runInProcess([
+    "certs",
+    "generate-csr",
+    ...["--node-name", "cp1", "--apiserver-advertise-address", "10.0.0.1"],
+    ...["--encryption-algorithm", "ECDSA-P256", "--out-dir", csrDir, ...NOW],
+  ]);
+  assert.equal(gc.code, 0, gc.stderr);
+  const cas = path.join(dir, "cas");
+  const cg = await runInProcess([
+    "certs",
+    "generate",
+    ...["--node-name", "cp1", "--apiserver-advertise-address", "10.0.0.1"],
+    ...["--encryption-algorithm", "ECDSA-P256", "--out-dir", cas, ...NOW],
+  ]);
+  assert.equal(cg.code, 0, cg.stderr);
+  return { secret, join, csrPem: path.join(dir, "kubelet-client.csr"), csrObj, csrDir, cas };
 }
 const IN = await inputs();
 const AGE_RECIPIENT = await identityToRecipient(await generateX25519Identity());
@@ -80,9 +97,17 @@ interface Writer {
   outDir?: boolean;
   /** false: not run with each written file a link (see its row). */
   fileLinks?: boolean;
+  /** Files it keeps when they are there (read, never written): not tried as links. */
+  keeps?: string[];
 }
 
 const SERVER = ["--server", "https://10.0.0.1:6443"];
+/** The three CA flags of sign-csr (with keys) or assemble (certificates only) from a certs generate tree. */
+const CA_FLAGS = (cas: string, keys: boolean) =>
+  (["ca", "front-proxy-ca", "etcd-ca"] as const).flatMap((n) => {
+    const base = path.join(cas, "pki", n === "etcd-ca" ? "etcd/ca" : n);
+    return [`--${n}`, `${base}.crt`, ...(keys ? [`--${n}-key`, `${base}.key`] : [])];
+  });
 const WRITERS: Writer[] = [
   { command: "ca create", args: (d) => ["ca", "create", "--out-dir", d], outDir: true },
   {
@@ -164,6 +189,33 @@ const WRITERS: Writer[] = [
     outDir: true,
     // It reads the files already there (kept when valid): a linked file is read, not written.
     fileLinks: false,
+  },
+  {
+    command: "certs generate-csr",
+    args: (d) => [
+      "certs",
+      "generate-csr",
+      ...["--node-name", "cp1", "--apiserver-advertise-address", "10.0.0.1"],
+      ...["--encryption-algorithm", "ECDSA-P256", "--out-dir", d, ...NOW],
+    ],
+    subdir: "pki/etcd",
+    outDir: true,
+    // An existing sa.key is kept (read and checked, never replaced, even with --force).
+    keeps: ["pki/sa.key"],
+  },
+  {
+    command: "certs sign-csr",
+    args: (d) => [
+      "certs",
+      "sign-csr",
+      IN.csrDir,
+      ...CA_FLAGS(IN.cas, true),
+      "--out-dir",
+      d,
+      ...NOW,
+    ],
+    subdir: "pki/etcd",
+    outDir: true,
   },
   {
     command: "upload-certs",
@@ -323,7 +375,7 @@ for (const w of WRITERS.filter((w) => w.fileLinks !== false)) {
     if (!(flag in command.options)) return;
     const files = await writes(w);
     assert.ok(files.length > 0, w.command);
-    for (const rel of files) {
+    for (const rel of files.filter((f) => !w.keeps?.includes(f))) {
       const d = fresh();
       const victim = `${d}-victim`;
       fs.writeFileSync(victim, "victim\n");
@@ -402,4 +454,80 @@ Deno.test("refuseLinks() checks the file and every directory below the root, not
       );
     }
   }
+});
+
+/** What a file holds, or every file under a directory with what it holds. */
+function contents(target: string): string[] {
+  return fs.statSync(target).isDirectory()
+    ? tree(target).map((p) =>
+      `${p}: ${
+        fs.statSync(path.join(target, p)).isFile()
+          ? fs.readFileSync(path.join(target, p), "latin1")
+          : ""
+      }`
+    )
+    : [fs.readFileSync(target, "latin1")];
+}
+
+/** Copies `rel` under `dir` to `target` and puts a link to it in its place. */
+function linkAway(dir: string, rel: string, target: string): void {
+  fs.cpSync(path.join(dir, rel), target, { recursive: true });
+  fs.rmSync(path.join(dir, rel), { recursive: true });
+  fs.symlinkSync(target, path.join(dir, rel));
+}
+
+Deno.test("run() certs renew and certs assemble refuse to write through a linked file or a linked pki/etcd of the tree; the targets untouched", async () => {
+  // renew: a tree of certs generate; each link points at a copy of what was there (it is read).
+  const renewCases: [string[], string][] = [
+    [["apiserver"], "pki/apiserver.key"],
+    [["admin.conf"], "admin.conf"],
+    [["etcd-server"], "pki/etcd"],
+  ];
+  for (const [names, rel] of renewCases) {
+    const d = fresh();
+    fs.cpSync(IN.cas, d, { recursive: true });
+    const target = `${d}-target`;
+    linkAway(d, rel, target);
+    const before = contents(target);
+    const r = await runInProcess(["certs", "renew", ...names, "--out-dir", d, ...NOW]);
+    assertLinkRefused(r, `renew ${rel}`, path.join(d, rel));
+    assert.deepEqual(contents(target), before, rel);
+  }
+  // assemble: the generate-csr tree, its CSRs signed; links to copies of its own files.
+  const signed = fresh();
+  const s = await runInProcess([
+    "certs",
+    "sign-csr",
+    IN.csrDir,
+    ...CA_FLAGS(IN.cas, true),
+    ...["--out-dir", signed, ...NOW],
+  ]);
+  assert.equal(s.code, 0, s.stderr);
+  for (const rel of ["admin.conf", "pki/etcd"]) {
+    const d = fresh();
+    fs.cpSync(IN.csrDir, d, { recursive: true });
+    const target = `${d}-target`;
+    linkAway(d, rel, target);
+    const before = contents(target);
+    const r = await runInProcess([
+      "certs",
+      "assemble",
+      ...["--out-dir", d, ...CA_FLAGS(IN.cas, false), signed, ...NOW],
+    ]);
+    assertLinkRefused(r, `assemble ${rel}`, path.join(d, rel));
+    assert.deepEqual(contents(target), before, rel);
+  }
+  // A linked certificate that assemble would create (pki/apiserver.crt, none there before).
+  const d = fresh();
+  fs.cpSync(IN.csrDir, d, { recursive: true });
+  const victim = `${d}-victim`;
+  fs.writeFileSync(victim, "victim\n");
+  fs.symlinkSync(victim, path.join(d, "pki/apiserver.crt"));
+  const r = await runInProcess([
+    "certs",
+    "assemble",
+    ...["--out-dir", d, ...CA_FLAGS(IN.cas, false), "--force", signed, ...NOW],
+  ]);
+  assertLinkRefused(r, "assemble pki/apiserver.crt", path.join(d, "pki/apiserver.crt"));
+  assert.equal(fs.readFileSync(victim, "utf8"), "victim\n");
 });

@@ -193,6 +193,42 @@ Deno.test("generateKeysAndCsrs() refuses what exists with kubeadm's texts, unles
   );
 });
 
+Deno.test("generateKeysAndCsrs() keeps an existing sa.key only when it is a key, writes its sa.pub when absent, refuses a foreign sa.pub", async () => {
+  const spec = controlPlanePkiSpec({
+    nodeName: "cp-1",
+    advertiseAddress: "10.0.0.10",
+    encryptionAlgorithm: "ECDSA-P256",
+  });
+  const first = await generateKeysAndCsrs({ spec, existing: new Map() });
+  const saKey = first.files.find((f) => f.path === "pki/sa.key")!.data;
+  const saPub = first.files.find((f) => f.path === "pki/sa.pub")!.data;
+  const kept = await generateKeysAndCsrs({ spec, existing: new Map([["pki/sa.key", enc(saKey)]]) });
+  assert.ok(!kept.files.some((f) => f.path === "pki/sa.key"));
+  assert.equal(kept.files.find((f) => f.path === "pki/sa.pub")?.data, saPub);
+  assert.ok(kept.lines.includes('[certs] Using the existing "sa" key'));
+  const both = await generateKeysAndCsrs({
+    spec,
+    existing: new Map([["pki/sa.key", enc(saKey)], ["pki/sa.pub", enc(saPub)]]),
+  });
+  assert.ok(!both.files.some((f) => f.path.startsWith("pki/sa.")));
+  await assert.rejects(
+    generateKeysAndCsrs({ spec, existing: new Map([["pki/sa.key", enc("victim\n")]]) }),
+    (e: Error) => e instanceof InputError && e.message === "pki/sa.key: no private key found",
+  );
+  const other =
+    (await generateKeysAndCsrs({ spec, existing: new Map() })).files.find((f) =>
+      f.path === "pki/sa.pub"
+    )!.data;
+  await assert.rejects(
+    generateKeysAndCsrs({
+      spec,
+      existing: new Map([["pki/sa.key", enc(saKey)], ["pki/sa.pub", enc(other)]]),
+    }),
+    (e: Error) =>
+      e instanceof InputError && e.message === "pki/sa.pub: is not the public key of pki/sa.key",
+  );
+});
+
 // --- an external CA (its pairs from a joinkit tree) and the node's side --------------------
 
 const SPEC = controlPlanePkiSpec({
