@@ -40,8 +40,10 @@ skipped, symlinks to files followed) is read and each CA-related part classified
   client-certificate-data;
   cluster-info ConfigMaps (data.kubeconfig), kube-root-ca.crt ConfigMaps and
   Secrets holding ca.crt;
-  'kubeadm join' command files (--discovery-token-ca-cert-hash) and
-  JoinConfigurations (discovery.bootstrapToken.caCertHashes);
+  'kubeadm join' command files (--discovery-token-ca-cert-hash; each
+  command its own row, FILE (line N) when there are several; commented-out
+  lines are not commands) and JoinConfigurations
+  (discovery.bootstrapToken.caCertHashes);
   PEM files: a CA bundle (every certificate a CA) or a certificate (the first
   one), and CertificateSigningRequest objects' status.certificate.
 Status: trust and pins are new-only, old+new (mid-rotation: both trusted,

@@ -209,11 +209,43 @@ function allowPins(pins: readonly string[], where: string): void {
   }
 }
 
+/** A value as the shell hands it over: one pair of surrounding quotes removed. */
+function unquoted(v: string): string {
+  return /^'[^']*'$|^"[^"]*"$/.test(v) ? v.slice(1, -1) : v;
+}
+
 /** The `--discovery-token-ca-cert-hash` values of a `kubeadm join` command line. */
 export function joinCommandPins(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/--discovery-token-ca-cert-hash(?:=|\s+)(\S+)/g)) {
-    out.push(...m[1]!.split(",").filter(Boolean));
+    out.push(...unquoted(m[1]!).split(",").filter(Boolean));
+  }
+  return out;
+}
+
+/** One `kubeadm join` command of a file: its first line (1-based) and its text. */
+export interface JoinCommand {
+  line: number;
+  text: string;
+}
+
+const JOIN_COMMAND = /^\s*(?:sudo\s+)?kubeadm\s+join\b/;
+
+/**
+ * The `kubeadm join` commands of a script or a file of commands, each on its
+ * own logical line (backslash-newline continues it). Commented-out lines
+ * (`# kubeadm join …`) are not commands: a pin there is one no node uses.
+ */
+export function joinCommands(text: string): JoinCommand[] {
+  const lines = text.split("\n");
+  const out: JoinCommand[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const start = i;
+    let logical = lines[i]!.replace(/\r$/, "");
+    while (logical.endsWith("\\") && i + 1 < lines.length) {
+      logical = logical.slice(0, -1) + " " + lines[++i]!.replace(/\r$/, "");
+    }
+    if (JOIN_COMMAND.test(logical)) out.push({ line: start + 1, text: logical });
   }
   return out;
 }
@@ -221,16 +253,23 @@ export function joinCommandPins(text: string): string[] {
 /**
  * Classifies one file's content. Returns no finding for a file with nothing
  * CA-related (a private key, an unrelated manifest). Throws `InputError` when
- * a part that looked relevant does not parse.
+ * a part that looked relevant does not parse. A file of several `kubeadm
+ * join` commands gives a row per command (`FILE (line N)`): one command
+ * still pinning only the old CA must not hide behind another's new pin.
  */
 export function checkArtefact(text: string, source: string, ca: NewCa): RotationFinding[] {
-  const joinLine = /^\s*(sudo\s+)?kubeadm\s+join\b.*$/m.exec(text);
-  if (joinLine) {
-    const pins = joinCommandPins(text);
-    // `kubeadm join --config F` takes its pins from F (checked as that file): no row here.
-    if (pins.length === 0 && /\s--config(?:=|\s)/.test(joinLine[0])) return [];
-    allowPins(pins, source);
-    return [{ artefact: source, kind: "join command pins", ...pinStatus(pins, ca) }];
+  const commands = joinCommands(text);
+  if (commands.length > 0) {
+    const rows: RotationFinding[] = [];
+    for (const c of commands) {
+      const label = commands.length > 1 ? `${source} (line ${c.line})` : source;
+      const pins = joinCommandPins(c.text);
+      // `kubeadm join --config F` takes its pins from F (checked as that file): no row here.
+      if (pins.length === 0 && /\s--config(?:=|\s)/.test(c.text)) continue;
+      allowPins(pins, label);
+      rows.push({ artefact: label, kind: "join command pins", ...pinStatus(pins, ca) });
+    }
+    return rows;
   }
   // A PEM block starts a line; in a manifest it sits inside a string or an indented scalar.
   if (/^-----BEGIN /m.test(text)) {

@@ -379,3 +379,29 @@ Deno.test("CLI ca rotation-check walks a directory reached again through a symli
     t.cleanup();
   }
 });
+
+Deno.test("CLI ca rotation-check: a file of join commands where one still pins only the old CA fails (exit 3), whatever the others pin or a comment says", async () => {
+  const t = tempDir("joinkit-rotation-cmds-");
+  try {
+    const q = (...n: string[]) => path.join(t.dir, ...n);
+    await ok(["ca", "create", "--out-dir", q("old"), ...CA_NOW]);
+    await ok(["ca", "create", "--out-dir", q("new"), ...CA_NOW]);
+    const oldPin = await pinOf(q("old", "ca.crt"));
+    const newPin = await pinOf(q("new", "ca.crt"));
+    const cmd = (pin: string) =>
+      `kubeadm join 10.0.0.1:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${pin}\n`;
+    fs.writeFileSync(q("nodes.sh"), `# ${cmd(newPin)}${cmd(oldPin)}`);
+    const r = await runCli(["ca", "rotation-check", "--ca", q("new", "ca.crt"), q("nodes.sh")]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stdout, /nodes\.sh +join command pins +old-only +1 pin, 0 of them the new CA's/);
+    fs.writeFileSync(q("two.sh"), `${cmd(`'${newPin}'`)}${cmd(oldPin)}`);
+    const two = await runCli(["ca", "rotation-check", "--ca", q("new", "ca.crt"), q("two.sh")]);
+    assert.equal(two.code, 3, two.stderr);
+    const rows = two.stdout.trimEnd().split("\n").slice(1);
+    assert.equal(rows.length, 2, two.stdout);
+    assert.match(rows[0]!, /two\.sh \(line 1\) +join command pins +new-only /);
+    assert.match(rows[1]!, /two\.sh \(line 2\) +join command pins +old-only /);
+  } finally {
+    t.cleanup();
+  }
+});

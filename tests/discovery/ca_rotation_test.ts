@@ -124,3 +124,35 @@ Deno.test("checkArtefact() passes over keys and unrelated manifests", () => {
     [],
   );
 });
+
+Deno.test("checkArtefact() judges each kubeadm join command of a file on its own; comments are not commands; shell quotes are removed", () => {
+  const cmd = (pin: string) =>
+    `kubeadm join 10.0.0.1:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash ${pin}`;
+  const rows: [string, [string, string][]][] = [
+    // Two nodes' commands: the old-only one is its own row (was one "old+new" row: a false pass).
+    [`${cmd(newCa.hash)}\n${cmd(oldCa.hash)}\n`, [["f (line 1)", "new-only"], [
+      "f (line 2)",
+      "old-only",
+    ]]],
+    // A commented-out command's pin is used by no node (was counted: "old+new", a false pass).
+    [`# ${cmd(newCa.hash)}\n${cmd(oldCa.hash)}\n`, [["f", "old-only"]]],
+    [`#${cmd(oldCa.hash)}\nsudo ${cmd(newCa.hash)}\n`, [["f", "new-only"]]],
+    // The shell removes the quotes before kubeadm sees the pin (was: a malformed pin, skipped).
+    [cmd(`'${newCa.hash}'`), [["f", "new-only"]]],
+    [cmd(`"${oldCa.hash},${newCa.hash}"`), [["f", "old+new"]]],
+    // Continued lines are one command; CRLF line ends.
+    [
+      `kubeadm join 10.0.0.1:6443 \\\r\n  --discovery-token-ca-cert-hash ${oldCa.hash}\r\n${
+        cmd(newCa.hash)
+      }\r\n`,
+      [["f (line 1)", "old-only"], ["f (line 3)", "new-only"]],
+    ],
+  ];
+  for (const [text, want] of rows) {
+    assert.deepEqual(
+      checkArtefact(text, "f", NEW).map((r) => [r.artefact, r.status]),
+      want,
+      text,
+    );
+  }
+});
