@@ -1,19 +1,31 @@
-// Copied from ../shared/anchors/go-x509/main.go (the shared anchors directory may be absent on
-// other machines); standard library only. Keep in step with that copy.
+// Started as a copy of ../shared/anchors/go-x509/main.go (the shared anchors directory may be
+// absent on other machines); standard library only. This copy adds `split`, `verify-dir` and
+// `inspect-dir`: the same certificates as separate files, read as joinkit reads them.
 // goanchor: the native in-process anchor for joinkit's fleet operations. Go's crypto/x509
 // is what kube-controller-manager's signer and kube-apiserver use; an in-process Go loop is
 // what a user would otherwise write (or run, as cfssl). Subcommands:
-//   gen N DIR      ECDSA P-256 CA (DIR/ca.crt, ca.key) and N kubelet client CSRs as one
-//                  kubectl-shaped v1 List (DIR/csrs.yaml) and as PEM (DIR/csrs.pem)
-//   sign DIR       sign every CSR in DIR/csrs.pem like KCM (check sig, 1y, backdate 5m);
-//                  writes DIR/certs.pem, prints elapsed ms for the signing loop
-//   verify DIR     verify every cert in DIR/certs.pem against DIR/ca.crt (client auth);
-//                  prints elapsed ms
-//   inspect DIR    parse every cert in DIR/certs.pem and format what `cert inspect` shows
-//                  (subject, issuer, serial, validity, SANs, usages, key, SPKI pin); prints ms
+//
+//	gen N DIR      ECDSA P-256 CA (DIR/ca.crt, ca.key) and N kubelet client CSRs as one
+//	               kubectl-shaped v1 List (DIR/csrs.yaml) and as PEM (DIR/csrs.pem)
+//	sign DIR       sign every CSR in DIR/csrs.pem like KCM (check sig, 1y, backdate 5m);
+//	               writes DIR/certs.pem, prints elapsed ms for the signing loop
+//	verify DIR     verify every cert in DIR/certs.pem against DIR/ca.crt (client auth);
+//	               prints elapsed ms
+//	inspect DIR    parse every cert in DIR/certs.pem and format what `cert inspect` shows
+//	               (subject, issuer, serial, validity, SANs, usages, key, SPKI pin); prints ms
+//	split DIR      DIR/certs.pem as one file per certificate: DIR/certs/NNNNNN.crt
+//	verify-dir CA CERTDIR
+//	               every file under CERTDIR (sorted, recursive, dot-files skipped, as joinkit
+//	               walks a directory) read, its PEM decoded, its first certificate verified
+//	               against CA (client auth) with the file's other certificates as
+//	               intermediates; one verdict line per file on stdout; prints ms on stderr
+//	inspect-dir CERTDIR
+//	               every file under CERTDIR read, each certificate in it parsed and formatted
+//	               as `inspect` does; prints ms on stderr
 package main
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -144,9 +156,115 @@ func inspect(dir string) {
 	fmt.Fprintf(os.Stderr, "go inspect %d certs: %.1f ms\n", len(certs), ms)
 }
 
+// certFiles lists the regular files under dir as joinkit's directory walk does: names sorted
+// bytewise, dot-files skipped, subdirectories expanded in place.
+func certFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	die(err)
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			out = append(out, certFiles(p)...)
+		} else if e.Type().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// fileCerts reads one file and parses every CERTIFICATE block in it.
+func fileCerts(path string) []*x509.Certificate {
+	b, err := os.ReadFile(path)
+	die(err)
+	var certs []*x509.Certificate
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			break
+		}
+		if blk.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(blk.Bytes)
+		die(err)
+		certs = append(certs, c)
+	}
+	if len(certs) == 0 {
+		die(fmt.Errorf("%s: no certificate found", path))
+	}
+	return certs
+}
+
+func split(dir string) {
+	out := filepath.Join(dir, "certs")
+	die(os.MkdirAll(out, 0o755))
+	b, err := os.ReadFile(filepath.Join(dir, "certs.pem"))
+	die(err)
+	for i := 0; ; i++ {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			return
+		}
+		name := filepath.Join(out, fmt.Sprintf("%06d.crt", i))
+		die(os.WriteFile(name, pem.EncodeToMemory(blk), 0o644))
+	}
+}
+
+func verifyDir(caFile, dir string) {
+	pool := x509.NewCertPool()
+	for _, der := range readBlocks(caFile) {
+		ca, err := x509.ParseCertificate(der)
+		die(err)
+		pool.AddCert(ca)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	start := time.Now()
+	files := certFiles(dir)
+	for _, f := range files {
+		certs := fileCerts(f)
+		inter := x509.NewCertPool()
+		for _, c := range certs[1:] {
+			inter.AddCert(c)
+		}
+		chains, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter,
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		if err != nil {
+			fmt.Fprintf(w, "%s: %s: FAILED: %v\n", f, certs[0].Subject, err)
+		} else {
+			fmt.Fprintf(w, "%s: %s: ok, signed by %s\n", f, certs[0].Subject, chains[0][len(chains[0])-1].Subject)
+		}
+	}
+	die(w.Flush())
+	fmt.Fprintf(os.Stderr, "go verify-dir %d files: %.1f ms\n", len(files), float64(time.Since(start).Microseconds())/1000)
+}
+
+func inspectDir(dir string) {
+	w := bufio.NewWriter(os.Stdout)
+	start := time.Now()
+	files := certFiles(dir)
+	n := 0
+	for _, f := range files {
+		for _, c := range fileCerts(f) {
+			pin := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+			fmt.Fprintf(w, "%s|%d|%s|%s|%x|%s|%s|%v|%v|%v|%d|%T|sha256:%x\n", f, n, c.Subject, c.Issuer, c.SerialNumber,
+				c.NotBefore.UTC().Format(time.RFC3339), c.NotAfter.UTC().Format(time.RFC3339), c.DNSNames,
+				c.IPAddresses, c.ExtKeyUsage, c.KeyUsage, c.PublicKey, pin)
+			n++
+		}
+	}
+	die(w.Flush())
+	fmt.Fprintf(os.Stderr, "go inspect-dir %d certs in %d files: %.1f ms\n", n, len(files), float64(time.Since(start).Microseconds())/1000)
+}
+
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: goanchor gen N DIR | sign DIR | verify DIR | inspect DIR")
+		fmt.Fprintln(os.Stderr, "usage: goanchor gen N DIR | sign DIR | verify DIR | inspect DIR | split DIR | verify-dir CA CERTDIR | inspect-dir CERTDIR")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -160,5 +278,16 @@ func main() {
 		verify(os.Args[2])
 	case "inspect":
 		inspect(os.Args[2])
+	case "split":
+		split(os.Args[2])
+	case "verify-dir":
+		if len(os.Args) < 4 {
+			die(fmt.Errorf("usage: goanchor verify-dir CA CERTDIR"))
+		}
+		verifyDir(os.Args[2], os.Args[3])
+	case "inspect-dir":
+		inspectDir(os.Args[2])
+	default:
+		die(fmt.Errorf("unknown subcommand %q", os.Args[1]))
 	}
 }
