@@ -10,12 +10,13 @@
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
 import { parseDuration } from "../../lib/go/duration.ts";
-import { goQuote } from "../../lib/go/quote.ts";
 import type { InitConfig } from "../../lib/kubeadm/init_config.ts";
 import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
 import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
 import type { CaName, ControlPlaneNode, SuppliedCa } from "../../lib/phases/certs.ts";
 import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
+import { goQuote } from "../../lib/go/quote.ts";
+import { advertiseAddressError, parseIpSloppy } from "../../lib/phases/certlist.ts";
 import { type Command, type Context, EXIT_CODES } from "../_command.ts";
 import {
   expectArgs,
@@ -29,6 +30,7 @@ import {
 } from "../_flags.ts";
 import { ensureDir, readInput, writeFilesAtomic } from "../_io.ts";
 import { nodeFs } from "../_read.ts";
+import { bindPortFlag, checkFlagValues, csvFlag } from "./_flag_values.ts";
 
 /** Most control-plane nodes one run renders. */
 const MAX_NODES = 100;
@@ -164,6 +166,19 @@ Examples:
     const format = optionalOutput(ctx.flags, ["json", "yaml"] as const);
     const force = flagBool(ctx.flags, "force");
     const nodes = readNodes(ctx);
+    if (nodes) {
+      // The list names every node: a lone node's name or address would be silently unused.
+      const lone = ["node-name", "apiserver-advertise-address"].filter((f) =>
+        ctx.flags[f] !== undefined
+      );
+      if (lone.length) {
+        throw new UsageError(
+          `--${
+            lone[0]
+          } cannot be used with --node or a NODES file (the list gives every node's name and address)`,
+        );
+      }
+    }
     const supplied = readSuppliedCas(ctx);
     const { controlPlanePkiSpec, dynamicDefaultsError } = await import(
       "../../lib/phases/certlist.ts"
@@ -211,9 +226,21 @@ Examples:
       values.advertiseAddress ||= nodes[0]!.advertiseAddress;
     }
     const spec = controlPlanePkiSpec(values);
-    if (configFile === undefined && !nodes) {
-      const why = dynamicDefaultsError(spec);
-      if (why) throw new InputError(why);
+    if (configFile === undefined) {
+      // A malformed value on the command line is a usage error naming its flag (kubeadm's
+      // text after it): dynamic defaulting's refusals first, as kubeadm runs them, then
+      // validation's. The addresses of --node were judged as they were read.
+      const why = dynamicDefaultsError(nodes ? { ...spec, advertiseAddress: "" } : spec);
+      if (why) {
+        const flag = why.startsWith("couldn't use")
+          ? "apiserver-advertise-address"
+          : "control-plane-endpoint";
+        throw new UsageError(`--${flag}: ${why}`);
+      }
+      checkFlagValues(
+        spec,
+        [...CONFIG_FLAGS, "node-name"].filter((n) => ctx.flags[n] !== undefined),
+      );
     }
     const root = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
     const existing = new Map<string, Uint8Array>();
@@ -280,6 +307,12 @@ function readNodes(ctx: Context): ControlPlaneNode[] | undefined {
     if (!m) throw new UsageError(`--node ${JSON.stringify(v)}: expected NAME=ADDRESS`);
     const why = nodeNameProblem(m[1]!.toLowerCase());
     if (why) throw new UsageError(`--node ${JSON.stringify(m[1])} cannot be a Node name: ${why}`);
+    const bad = parseIpSloppy(m[2]!)
+      ? advertiseAddressError(m[2]!)
+      : `couldn't use ${
+        goQuote(m[2]!)
+      } as "apiserver-advertise-address", must be ipv4 or ipv6 address`;
+    if (bad) throw new UsageError(`--node ${JSON.stringify(v)}: ${bad}`);
     out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
   }
   const file = ctx.args[0];
@@ -323,141 +356,6 @@ function readSuppliedCas(ctx: Context): Partial<Record<CaName, SuppliedCa>> {
   return out;
 }
 
-/**
- * A string-slice flag as cobra/pflag reads kubeadm's `--apiserver-cert-extra-sans`:
- * each occurrence is one CSV record (Go's `encoding/csv`: `""` is no value at
- * all, `"a,b"` one value), occurrences add up; a malformed quote is pflag's error.
- */
-function csvFlag(ctx: Context, name: string): string[] {
-  return flagList(ctx.flags, name).flatMap((raw) => {
-    const r = csvRecord(raw);
-    if (typeof r === "string") {
-      throw new UsageError(
-        `invalid argument ${goQuote(raw)} for ${JSON.stringify(`--${name}`)} flag: ${r}`,
-      );
-    }
-    return r;
-  });
-}
-
-/** The first record of `text` as Go's `csv.Reader.Read` reads it (comma ","), or its error text. */
-function csvRecord(text: string): string[] | string {
-  if (text === "") return [];
-  const fields: string[] = [];
-  let line = text;
-  let col = 1; // Go's 1-based column
-  const err = (c: number, why: string) => `parse error on line 1, column ${c}: ${why}`;
-  for (;;) {
-    if (!line.startsWith('"')) {
-      const i = line.indexOf(",");
-      const field = i >= 0 ? line.slice(0, i) : line;
-      const j = field.indexOf('"');
-      if (j >= 0) return err(col + byteLength(field.slice(0, j)), 'bare " in non-quoted-field');
-      fields.push(field);
-      if (i < 0) return fields;
-      col += byteLength(field) + 1;
-      line = line.slice(i + 1);
-      continue;
-    }
-    line = line.slice(1);
-    col += 1;
-    let field = "";
-    for (;;) {
-      const i = line.indexOf('"');
-      if (i < 0) return err(col + byteLength(line), 'extraneous or missing " in quoted-field');
-      field += line.slice(0, i);
-      col += byteLength(line.slice(0, i)) + 1;
-      line = line.slice(i + 1);
-      if (line.startsWith('"')) {
-        field += '"';
-        line = line.slice(1);
-        col += 1;
-      } else if (line.startsWith(",")) {
-        fields.push(field);
-        line = line.slice(1);
-        col += 1;
-        break;
-      } else if (line === "") {
-        fields.push(field);
-        return fields;
-      } else return err(col - 1, 'extraneous or missing " in quoted-field');
-    }
-  }
-}
-
-/** Go's `strconv.ParseInt(s, 0, 32)`: the value, or the error's reason. */
-function goParseInt32(s0: string): number | string {
-  let s = s0;
-  const neg = s.startsWith("-");
-  if (neg || s.startsWith("+")) s = s.slice(1);
-  if (s === "") return "invalid syntax";
-  let base = 10;
-  if (s[0] === "0") {
-    const p = s[1]?.toLowerCase();
-    if (s.length >= 3 && (p === "b" || p === "o" || p === "x")) {
-      base = p === "b" ? 2 : p === "o" ? 8 : 16;
-      s = s.slice(2);
-    } else {
-      base = 8;
-      s = s.slice(1);
-    }
-  }
-  let n = 0;
-  let underscores = false;
-  for (const ch of s) {
-    if (ch === "_") {
-      underscores = true;
-      continue;
-    }
-    const c = ch.toLowerCase();
-    const d = c >= "0" && c <= "9"
-      ? c.charCodeAt(0) - 48
-      : c >= "a" && c <= "z"
-      ? c.charCodeAt(0) - 87
-      : 99;
-    if (d >= base) return "invalid syntax";
-    n = n * base + d;
-    if (n > 0xffffffff) return "value out of range";
-  }
-  if (underscores && !goUnderscoreOk(s0)) return "invalid syntax";
-  if (neg ? n > 2 ** 31 : n >= 2 ** 31) return "value out of range";
-  return neg ? -n : n;
-}
-
-/** Go's `strconv.underscoreOK`: underscores only between digits (or after a base prefix). */
-function goUnderscoreOk(text: string): boolean {
-  let s = text;
-  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
-  let saw = "^";
-  let i = 0;
-  let hex = false;
-  const p = s[1]?.toLowerCase();
-  if (s.length >= 2 && s[0] === "0" && (p === "b" || p === "o" || p === "x")) {
-    i = 2;
-    saw = "0";
-    hex = p === "x";
-  }
-  for (; i < s.length; i++) {
-    const c = s[i]!.toLowerCase();
-    if ((c >= "0" && c <= "9") || (hex && c >= "a" && c <= "f")) {
-      saw = "0";
-      continue;
-    }
-    if (c === "_") {
-      if (saw !== "0") return false;
-      saw = "_";
-      continue;
-    }
-    if (saw === "_") return false;
-    saw = "!";
-  }
-  return saw !== "_";
-}
-
-function byteLength(s: string): number {
-  return new TextEncoder().encode(s).length;
-}
-
 function durationFlag(ctx: Context, name: string): number | undefined {
   const v = flagString(ctx.flags, name);
   if (v === undefined) return undefined;
@@ -479,22 +377,7 @@ function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
     if (x !== undefined) v[k] = x;
   };
   set("advertiseAddress", str("apiserver-advertise-address"));
-  const port = str("apiserver-bind-port");
-  if (port !== undefined) {
-    // kubeadm's int32 flag: strconv.ParseInt(s, 0, 32), so 06443 is octal; 0 means the default.
-    const n = goParseInt32(port);
-    if (typeof n === "string") {
-      throw new UsageError(
-        `invalid argument ${
-          goQuote(port)
-        } for "--apiserver-bind-port" flag: strconv.ParseInt: parsing ${goQuote(port)}: ${n}`,
-      );
-    }
-    if (!/^\+?[1-9]\d*$/.test(port) && n !== 0) {
-      ctx.stderr(`WARNING: --apiserver-bind-port ${port} is read as kubeadm reads it: ${n}`);
-    }
-    v.bindPort = n === 0 ? 6443 : n;
-  }
+  set("bindPort", bindPortFlag(ctx));
   set("controlPlaneEndpoint", str("control-plane-endpoint"));
   set("serviceSubnet", str("service-cidr"));
   set("dnsDomain", str("service-dns-domain"));

@@ -221,15 +221,16 @@ Deno.test("CLI certs generate refuses bad input with one line, its exit code, no
         "--control-plane-endpoint",
         "bad_host:1",
       ],
-      1,
-      // kubeadm v1.32.5's words for these flags (its dynamic defaulting runs before validation).
-      /^error: hostport bad_host:1: host 'bad_host' must be a valid IP address or a valid RFC-1123 DNS subdomain$/,
+      2,
+      // kubeadm v1.32.5's words for these flags (its dynamic defaulting runs before validation),
+      // after the flag: a malformed value on the command line is a usage error (exit 2).
+      /^error: --control-plane-endpoint: hostport bad_host:1: host 'bad_host' must be a valid IP address or a valid RFC-1123 DNS subdomain$/,
     ],
     [
       "invalid advertise address",
       ["--node-name", "cp-1", "--apiserver-advertise-address", "10.0.0.999"],
-      1,
-      /^error: couldn't use "10\.0\.0\.999" as "apiserver-advertise-address", must be ipv4 or ipv6 address$/,
+      2,
+      /^error: --apiserver-advertise-address: couldn't use "10\.0\.0\.999" as "apiserver-advertise-address", must be ipv4 or ipv6 address$/,
     ],
     [
       "invalid subnet",
@@ -241,8 +242,8 @@ Deno.test("CLI certs generate refuses bad input with one line, its exit code, no
         "--service-cidr",
         "10.96.0.0",
       ],
-      1,
-      /networking.serviceSubnet: Invalid value: "10.96.0.0": couldn't parse subnet/,
+      2,
+      /^error: --service-cidr: networking.serviceSubnet: Invalid value: "10.96.0.0": couldn't parse subnet$/,
     ],
     [
       "a CA key that is not the certificate's",
@@ -394,10 +395,10 @@ Deno.test("CLI certs generate refuses advertise addresses kubeadm would not serv
     "ECDSA-P256",
     ...NOW,
   ]);
-  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.code, 2, r.stderr);
   assert.equal(
     r.stderr,
-    'error: node "cp-2": cannot use "169.254.0.2" as the bind address for the API Server\n',
+    'error: --node "cp-2=169.254.0.2": cannot use "169.254.0.2" as the bind address for the API Server\n',
   );
   assert.equal(fs.existsSync(out), false);
 });
@@ -598,4 +599,87 @@ Deno.test("CLI certs generate refuses a FIFO where a file of the tree belongs (o
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, `error: ${path.join(out, "pki/sa.key")}: not a regular file\n`);
   assert.deepEqual(fs.readdirSync(path.join(out, "pki")), ["sa.key"]);
+});
+
+Deno.test("CLI certs generate refuses a lone node's name or address beside a node list (they would be unused)", async () => {
+  for (const flag of ["--node-name", "--apiserver-advertise-address"]) {
+    const out = fresh();
+    const r = await runCli([
+      "certs",
+      "generate",
+      flag,
+      flag === "--node-name" ? "zz" : "10.0.0.9",
+      "--node",
+      "cp-1=10.0.0.11",
+      "--out-dir",
+      out,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(
+      r.stderr,
+      `error: ${flag} cannot be used with --node or a NODES file (the list gives every node's name and address)\n`,
+    );
+    assert.equal(fs.existsSync(out), false);
+  }
+});
+
+Deno.test("CLI certs generate: a value kubeadm refuses is exit 2 naming its flag on the command line, 1 in --config (the one exit-code rule)", async () => {
+  const node = ["--node-name", "cp-1", "--apiserver-advertise-address", "10.0.0.10"];
+  const cases: [string[], string][] = [
+    [
+      [...node, "--service-dns-domain", "A_B"],
+      '--service-dns-domain: networking.dnsDomain: Invalid value: "A_B"',
+    ],
+    [
+      ["--node-name", "Bad_Name", "--apiserver-advertise-address", "10.0.0.10"],
+      '--node-name: nodeRegistration.name: Invalid value: "bad_name"',
+    ],
+    [
+      [...node, "--apiserver-cert-extra-sans", "a..b"],
+      '--apiserver-cert-extra-sans: apiServer.certSANs: Invalid value: "a..b"',
+    ],
+    [
+      [...node, "--etcd-peer-cert-extra-sans", "a_b"],
+      '--etcd-peer-cert-extra-sans: etcd.local.peerCertSANs: Invalid value: "a_b"',
+    ],
+    [
+      [...node, "--encryption-algorithm", "ECDSA-P384"],
+      '--encryption-algorithm: encryptionAlgorithm: Invalid value: "ECDSA-P384"',
+    ],
+    [
+      [...node, "--apiserver-bind-port", "70000"],
+      "--apiserver-bind-port: localAPIEndpoint.bindPort: Invalid value: 70000",
+    ],
+    [
+      ["--node-name", "cp-1", "--apiserver-advertise-address", "0.0.0.0"],
+      '--apiserver-advertise-address: localAPIEndpoint.advertiseAddress: "0.0.0.0" is an unspecified address',
+    ],
+    [
+      ["--node", "cp-1=10.0.0.999"],
+      '--node "cp-1=10.0.0.999": couldn\'t use "10.0.0.999" as "apiserver-advertise-address"',
+    ],
+  ];
+  for (const [argv, want] of cases) {
+    const o = fresh();
+    const r = await runCli(["certs", "generate", ...argv, "--out-dir", o]);
+    assert.equal(r.code, 2, `${argv.join(" ")}: ${r.stderr}`);
+    assert.ok(r.stderr.startsWith(`error: ${want}`), r.stderr);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1);
+    assert.equal(fs.existsSync(o), false);
+  }
+  // The same value in the file: bad input (1), kubeadm's text naming the file.
+  const cfg = configFile("10.0.0.10", "networking:\n  dnsDomain: A_B\n");
+  const o = fresh();
+  const r = await runCli(["certs", "generate", "--config", cfg, "--out-dir", o]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^error: .*cfg\d+\.yaml: networking\.dnsDomain: Invalid value: "A_B"/);
+  // A NODES file's bad address is bad input too.
+  const list = path.join(root.dir, `nodes${n++}.txt`);
+  fs.writeFileSync(list, "cp-1 10.0.0.11\ncp-2 224.0.0.2\n");
+  const f = await runCli(["certs", "generate", "--out-dir", fresh(), list]);
+  assert.equal(f.code, 1, f.stderr);
+  assert.equal(
+    f.stderr,
+    'error: node "cp-2": cannot use "224.0.0.2" as the bind address for the API Server\n',
+  );
 });
