@@ -13,6 +13,7 @@ import { CheckError, InputError, UsageError } from "../lib/base/errors.ts";
 import { goQuote } from "../lib/go/quote.ts";
 import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { checkKubeadmDocumentSplit, KUBEADM_GROUP, KUBEADM_VERSIONS } from "../lib/kubeadm/api.ts";
+import { splitYamlDocuments } from "../lib/kubeadm/init_config.ts";
 import {
   type Arg,
   decodeJoinConfiguration,
@@ -374,6 +375,9 @@ function revalidate(
   // kubeadm join's SplitYAMLDocuments refuses a piece that holds no document before any decoding.
   checkKubeadmDocumentSplit(input.text, input.name);
   const docs = parseManifests(input.text, input.name);
+  // Every document needs a group, a version and a kind, and no kind may come twice, even in the
+  // documents kubeadm join then ignores (SplitYAMLDocuments).
+  splitYamlDocuments(docs, input.name);
   const joins = docs.filter((d) => d.kind === JOIN_KIND);
   for (const d of docs) {
     if (d.kind !== JOIN_KIND) {

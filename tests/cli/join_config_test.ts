@@ -351,7 +351,7 @@ Deno.test("CLI join-config FILE names nodeRegistration.kubeletExtraArgs in its r
 
 // Real kubeadm v1.32.5 (`kubeadm config validate`, whose split and decoding `kubeadm join
 // --config` shares) refuses each of these with exit 1; the recorded corpus holds the verdicts.
-Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream with no document, a bad separator, a bad taint timeAdded (exit 1)", async () => {
+Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream with no document, a bad separator, a document without group/version/kind, a kind twice, a bad taint timeAdded (exit 1)", async () => {
   const { dir, cleanup } = tempDir();
   const join =
     `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration: {name: w, criSocket: unix:///x}\ndiscovery:\n  bootstrapToken: {apiServerEndpoint: "10.0.0.1:6443", token: ${T}, caCertHashes: ["${PIN}"]}\n`;
@@ -371,6 +371,22 @@ Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream w
         ),
         /nodeRegistration\.taints\[0\]\.timeAdded: parsing time "2020-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"$/,
       ],
+      // SplitYAMLDocuments needs a group, a version and a kind even in documents join ignores.
+      [
+        "a core v1 object",
+        `${join}---\napiVersion: v1\nkind: ConfigMap\n`,
+        /invalid configuration for GroupVersionKind \/v1, Kind=ConfigMap: kind and apiVersion is mandatory information that must be specified$/,
+      ],
+      [
+        "a document without apiVersion",
+        `${join}---\nkind: Foo\n`,
+        /GroupVersionKind \/, Kind=Foo: /,
+      ],
+      [
+        "a kind twice",
+        `${join}---\napiVersion: x.io/v1\nkind: Foo\n---\napiVersion: y.io/v1\nkind: Foo\n`,
+        /invalid configuration: kind "Foo" is specified twice in YAML file$/,
+      ],
       ["leading --- and a trailing ---", `---\n${join}---\n`, null],
       [
         "taint timeAdded RFC 3339",
@@ -387,6 +403,7 @@ Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream w
       const r = await runCli(["join-config", f]);
       if (want === null) {
         assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /warning/, name);
         assert.match(r.stdout, /kind: JoinConfiguration/);
         continue;
       }
