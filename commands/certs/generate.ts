@@ -149,9 +149,10 @@ generated, existing (kept) or copied (a shared CA, sa or client file written
 to one more node directory). -o yaml is the same object.
 
 ${EXIT_CODES}
-  (1: a configuration kubeadm refuses, duplicate nodes, a CA key that is not
-  its certificate's, an existing file kubeadm would refuse; 2: a bad flag or
-  --config mixed with value flags)
+  (1: a configuration file or NODES file kubeadm would refuse, duplicate
+  nodes, a CA key that is not its certificate's, an existing file kubeadm
+  would refuse; 2: a bad flag, a value kubeadm refuses given as a flag or
+  --node (the flag, then kubeadm's text), --config mixed with value flags)
 
 Examples:
   joinkit certs generate --config kubeadm.yaml --out-dir /srv/cp-1
