@@ -35,7 +35,7 @@ import { generateKeyObject, keyObjectPem, keyObjectSpki, type KeyType } from "..
 import { decodePem, encodePem, type PemBlock } from "../pki/pem.ts";
 import { formatIp } from "../pki/pkix.ts";
 import { createCertificateDer } from "../pki/signed_cert.ts";
-import { verify } from "../pki/x509_verify.ts";
+import { verify, verifyHostname } from "../pki/x509_verify.ts";
 import type { RandomBytes } from "../base/random.ts";
 import {
   advertiseAddressError,
@@ -609,10 +609,11 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
         leafPlans.set(p + c.name, { keep: true });
         const alt = certAltNames(c, altByNode.get(p)!);
         const cert = loadCerts(text(existing.get(path)!), path)[0]!;
-        const missing = [
-          ...alt.dns.filter((d) => !cert.sans.dns.includes(d)),
-          ...alt.ips.filter((ip) => !cert.sans.ips.includes(ip)),
-        ];
+        // kubeadm join --control-plane's check (validateCertificateWithConfig): every name
+        // and address must pass VerifyHostname (so a wildcard SAN covers its subdomains).
+        const missing = [...alt.dns, ...alt.ips].filter((h) =>
+          verifyHostname(cert, h) !== undefined
+        );
         if (missing.length) {
           warnings.push(
             `${path}: kept, but it lacks the SANs the configuration gives: ${

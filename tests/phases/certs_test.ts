@@ -833,3 +833,27 @@ Deno.test("checkExistingKubeconfig() reads the CA a kubeconfig names by file whe
   });
   assert.equal(again.files.length, 0);
 });
+
+Deno.test("buildControlPlanePki() warns about a kept serving certificate's SANs as kubeadm join checks them (VerifyHostname: wildcards cover subdomains)", async () => {
+  const spec = controlPlanePkiSpec({
+    nodeName: "cp-1",
+    advertiseAddress: "10.0.0.10",
+    apiServerCertSANs: ["*.example.com"],
+    encryptionAlgorithm: "ECDSA-P256",
+  });
+  const tree = readTreeOf(await buildControlPlanePki({ spec, now: NOW, existing: new Map() }));
+  const lacks = async (endpoint: string) =>
+    (await buildControlPlanePki({
+      spec: { ...spec, controlPlaneEndpoint: endpoint },
+      now: NOW,
+      existing: tree,
+    })).warnings.filter((w) => w.includes("lacks"));
+  // cp.example.com matches *.example.com: kubeadm join accepts the certificate.
+  assert.deepEqual(await lacks("cp.example.com:6443"), []);
+  assert.deepEqual(await lacks("192.0.2.100"), [
+    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: 192.0.2.100 (kubeadm join --control-plane checks them)",
+  ]);
+  assert.deepEqual(await lacks("a.b.example.com"), [
+    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: a.b.example.com (kubeadm join --control-plane checks them)",
+  ]);
+});
