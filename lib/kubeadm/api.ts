@@ -194,6 +194,44 @@ function holdsNoDocument(lines: readonly string[]): boolean {
 }
 
 /**
+ * The first key repeated within one object of a JSON text, with its line
+ * (1-based), or undefined. Keys compare decoded (`"kin\u0064"` is `kind`).
+ * Only called on text that parsed as JSON, so the scan may trust its shape.
+ */
+function jsonDuplicateKey(text: string): { key: string; line: number } | undefined {
+  const stack: (Set<string> | null)[] = []; // a Set per open object, null per open array
+  let expectKey = false;
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\n") line++;
+    else if (c === "{") {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === "[") {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === "}" || c === "]") {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ",") expectKey = stack[stack.length - 1] instanceof Set;
+    else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectKey && top) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.has(key)) return { key, line };
+        top.add(key);
+      }
+      expectKey = false;
+      i = j;
+    }
+  }
+  return undefined;
+}
+
+/**
  * kubeadm's split of a config file into documents (`SplitYAMLDocuments`
  * over apimachinery's `YAMLReader`), for the two refusals the YAML reader
  * does not make: a line starting with `---` followed by anything but blanks
@@ -203,7 +241,9 @@ function holdsNoDocument(lines: readonly string[]): boolean {
  * first `---`), which kubeadm reads as a document without apiVersion and
  * kind. A `---` that ends a document is consumed with it; one met before
  * any content starts the next piece, so a leading `---` is fine but two in
- * a row are not. Throws an {@link InputError} (exit 1, as kubeadm's).
+ * a row are not. A JSON document with a key repeated in one object is
+ * refused too (kubeadm's strict decoder does; `JSON.parse` would keep the
+ * last). Throws an {@link InputError} (exit 1, as kubeadm's).
  *
  * @example
  * ```ts
@@ -237,5 +277,22 @@ export function checkKubeadmDocumentSplit(text: string, source: string): void {
     throw new InputError(
       `${source}: invalid configuration for GroupVersionKind /, Kind=: kind and apiVersion is mandatory information that must be specified`,
     );
+  }
+  // A JSON document: JSON.parse keeps the last of a repeated key; kubeadm's strict decoder
+  // (go-yaml) refuses it, as joinkit's YAML reader does for YAML.
+  for (const piece of pieces) {
+    const body = piece.filter((l) => !/^\s*(?:#.*|---.*)?$/.test(l)).join("\n");
+    if (!body.trimStart().startsWith("{")) continue;
+    try {
+      JSON.parse(body);
+    } catch {
+      continue; // not JSON: YAML flow style, judged by the YAML reader
+    }
+    const dup = jsonDuplicateKey(body);
+    if (dup) {
+      throw new InputError(
+        `${source}: line ${dup.line}: key ${goQuote(dup.key)} already set in map`,
+      );
+    }
   }
 }

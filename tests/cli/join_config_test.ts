@@ -387,6 +387,11 @@ Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream w
         `${join}---\napiVersion: x.io/v1\nkind: Foo\n---\napiVersion: y.io/v1\nkind: Foo\n`,
         /invalid configuration: kind "Foo" is specified twice in YAML file$/,
       ],
+      [
+        "a JSON document with a key twice",
+        `{"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "JoinConfiguration",\n "nodeRegistration": {"name": "w", "name": "x"},\n "discovery": {"bootstrapToken": {"apiServerEndpoint": "10.0.0.1:6443", "token": "${T}", "caCertHashes": ["${PIN}"]}}}\n`,
+        /join\.yaml: line 2: key "name" already set in map$/,
+      ],
       ["leading --- and a trailing ---", `---\n${join}---\n`, null],
       [
         "taint timeAdded RFC 3339",
