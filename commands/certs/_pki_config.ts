@@ -20,6 +20,8 @@ import {
   validateControlPlanePkiSpec,
 } from "../../lib/phases/certlist.ts";
 import { KUBECONFIG_LIST } from "../../lib/phases/kubeconfigs.ts";
+import type { ControlPlaneNode } from "../../lib/phases/certs.ts";
+import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
 import type { Context } from "../_command.ts";
 import { flagList, flagString } from "../_flags.ts";
 import { readInput } from "../_io.ts";
@@ -125,15 +127,30 @@ export const CONFIG_VALUE_FLAGS = [
  * The spec from `--config` (see {@link readPkiConfig}) or, without it, from
  * kubeadm's flags (`--node-name`, `--apiserver-advertise-address`,
  * `--control-plane-endpoint`, …, as `certs generate` takes them). Mixing
- * `--config` with value flags is kubeadm's usage error.
+ * `--config` with value flags is kubeadm's usage error. `severalNodes`: a
+ * node list names the nodes, so the spec's own name and address are neither
+ * needed nor allowed as flags.
  */
-export async function readPkiSpec(ctx: Context): Promise<ControlPlanePkiSpec> {
+export async function readPkiSpec(
+  ctx: Context,
+  severalNodes = false,
+): Promise<ControlPlanePkiSpec> {
   const mixed = CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined);
+  if (severalNodes) {
+    const one = ["node-name", "apiserver-advertise-address"].filter((n) =>
+      ctx.flags[n] !== undefined
+    );
+    if (one.length) {
+      throw new UsageError(
+        `--${one[0]} is one node's: with --node or NODES, the list names each node and its address`,
+      );
+    }
+  }
   if (flagString(ctx.flags, "config") !== undefined) {
     if (mixed.length) {
       throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
     }
-    return (await readPkiConfig(ctx, true))!;
+    return (await readPkiConfig(ctx, !severalNodes))!;
   }
   const str = (n: string) => flagString(ctx.flags, n);
   const v: Partial<ControlPlanePkiSpec> = {
@@ -179,7 +196,7 @@ export async function readPkiSpec(ctx: Context): Promise<ControlPlanePkiSpec> {
   // Every malformed value is a usage error, before a missing one is named and before any file is read.
   checkFlagValues(spec, CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined));
   if (v.nodeName !== undefined) checkFlagValues(spec, ["node-name"]);
-  if (v.nodeName === undefined || v.advertiseAddress === undefined) {
+  if (!severalNodes && (v.nodeName === undefined || v.advertiseAddress === undefined)) {
     throw new UsageError(
       "give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)",
     );
@@ -219,4 +236,50 @@ function checkFlagValues(spec: ControlPlanePkiSpec, flags: readonly string[]): v
       if (why) throw new UsageError(`--${flag}: ${why}`);
     }
   }
+}
+
+/** Most control-plane nodes one run renders (as certs generate). */
+export const MAX_NODES = 100;
+
+/**
+ * The `--node NAME=ADDRESS` flags (certs generate's form), parsed and
+ * checked before any file is read: a malformed one is a usage error.
+ */
+export function nodeFlags(ctx: Context): ControlPlaneNode[] {
+  const out: ControlPlaneNode[] = [];
+  for (const v of flagList(ctx.flags, "node")) {
+    const m = /^([^=\s]+)=(\S+)$/.exec(v);
+    if (!m) throw new UsageError(`--node ${JSON.stringify(v)}: expected NAME=ADDRESS`);
+    const name = m[1]!.toLowerCase();
+    const why = nodeNameProblem(name);
+    if (why) throw new UsageError(`--node ${JSON.stringify(m[1])} cannot be a Node name: ${why}`);
+    const spec = controlPlanePkiSpec({ nodeName: name, advertiseAddress: m[2]! });
+    const bad = validateControlPlanePkiSpec(spec).find((e) =>
+      e.startsWith("localAPIEndpoint.advertiseAddress")
+    ) ?? advertiseAddressError(spec.advertiseAddress);
+    if (bad) {
+      throw new UsageError(`--node ${JSON.stringify(v)}: ${bad}`);
+    }
+    out.push({ name, advertiseAddress: m[2]! });
+  }
+  if (out.length > MAX_NODES) throw new UsageError(`more than ${MAX_NODES} nodes`);
+  return out;
+}
+
+/** A NODES file: one `NAME ADDRESS` or `NAME=ADDRESS` per line, `#` comments (certs generate's). */
+export function readNodesFile(file: string): ControlPlaneNode[] {
+  const input = readInput(file);
+  const out: ControlPlaneNode[] = [];
+  for (const [i, raw] of input.text.replace(/^\uFEFF/, "").split(/\r?\n/).entries()) {
+    const line = raw.replace(/#.*$/, "").trim();
+    if (line === "") continue;
+    const m = /^([^=\s]+)(?:\s+|=)(\S+)$/.exec(line);
+    if (!m) throw new InputError(`${input.name}:${i + 1}: expected NAME ADDRESS`);
+    const why = nodeNameProblem(m[1]!.toLowerCase());
+    if (why) throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
+    out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
+  }
+  if (out.length === 0) throw new InputError(`${input.name}: no nodes`);
+  if (out.length > MAX_NODES) throw new InputError(`${input.name}: more than ${MAX_NODES} nodes`);
+  return out;
 }

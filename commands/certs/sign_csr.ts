@@ -20,6 +20,7 @@ import {
   requireOutDir,
 } from "../_flags.ts";
 import { ensureDir, readInput, writeFilesAtomic } from "../_io.ts";
+import { nodeFs } from "../_read.ts";
 import { readPkiConfig, readTree } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs sign-csr", [
@@ -45,7 +46,8 @@ export const command: Command = {
 
 External-CA mode, step 2 of 3, on the machine that holds the CA keys (see
 'joinkit certs generate-csr'). DIR is the generate-csr directory (or a copy of
-its *.csr files in the same layout). Each CSR is signed by the CA kubeadm signs
+its *.csr files in the same layout); for a several-node generate-csr, DIR
+holds one directory per node and each is signed into --out-dir/<node>/. Each CSR is signed by the CA kubeadm signs
 that certificate with -- front-proxy-client by the front-proxy CA, etcd/* and
 apiserver-etcd-client by the etcd CA, the rest and the five kubeconfigs' CSRs
 by the cluster CA -- with kubeadm's template: its extended key usages
@@ -99,24 +101,46 @@ Examples:
     const { csrPaths, csrTarget, signKubeadmCsrs } = await import(
       "../../lib/phases/external_ca.ts"
     );
-    const all = readTree(dir, csrPaths());
-    if (all.size === 0) {
-      throw new InputError(`${dir}: no CSR of certs generate-csr (pki/*.csr, *.conf.csr)`);
+    // DIR itself, or the node directories of a several-node generate-csr (DIR/<node>/...).
+    const groups: [string, Map<string, Uint8Array>][] = [];
+    const top = readTree(dir, csrPaths());
+    if (top.size) groups.push(["", top]);
+    else {
+      const fs = nodeFs();
+      const subs = fs.existsSync(dir) && fs.statSync(dir).isDirectory()
+        ? fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory())
+          .map((e) => e.name).sort()
+        : [];
+      for (const sub of subs) {
+        const m = readTree(path.join(dir, sub), csrPaths());
+        if (m.size) groups.push([`${sub}/`, m]);
+      }
     }
-    const csrs = new Map<string, Uint8Array>();
-    for (const [p, b] of all) {
-      const t = csrTarget(p)!;
-      const caName = ("leaf" in t ? t.leaf.caName : "ca") as CaName;
-      if (cas[caName]) csrs.set(p, b);
-      else ctx.stderr(`warning: ${p}: not signed: no --${caName} given`);
+    if (groups.length === 0) {
+      throw new InputError(
+        `${dir}: no CSR of certs generate-csr (pki/*.csr, *.conf.csr, or node directories holding them)`,
+      );
     }
-    if (csrs.size === 0) throw new InputError(`${dir}: no CSR is signed by the CAs given`);
-    const files = signKubeadmCsrs({
-      csrs,
-      cas,
-      now: ctx.now,
-      ...(validityMs !== undefined ? { validityMs } : {}),
-    });
+    const files: { path: string; data: string; mode: number }[] = [];
+    for (const [prefix, all] of groups) {
+      const csrs = new Map<string, Uint8Array>();
+      for (const [p, b] of all) {
+        const t = csrTarget(p)!;
+        const caName = ("leaf" in t ? t.leaf.caName : "ca") as CaName;
+        if (cas[caName]) csrs.set(p, b);
+        else ctx.stderr(`warning: ${prefix}${p}: not signed: no --${caName} given`);
+      }
+      if (csrs.size === 0) continue;
+      for (
+        const f of signKubeadmCsrs({
+          csrs,
+          cas,
+          now: ctx.now,
+          ...(validityMs !== undefined ? { validityMs } : {}),
+        })
+      ) files.push({ ...f, path: `${prefix}${f.path}` });
+    }
+    if (files.length === 0) throw new InputError(`${dir}: no CSR is signed by the CAs given`);
     ensureDir(outDir, 0o755);
     for (const d of new Set(files.map((f) => path.dirname(path.join(outDir, f.path))))) {
       ensureDir(d, 0o755, outDir);

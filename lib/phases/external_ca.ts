@@ -33,12 +33,14 @@ import { basicKubeconfig } from "../discovery/bootstrap_kubeconfig.ts";
 import { randomSerialHex, signing } from "../pki/ca.ts";
 import type { Cert } from "../pki/cert_info.ts";
 import { derOid, derTlv } from "../pki/der_encode.ts";
+import { formatIp } from "../pki/pkix.ts";
 import { generateKeyObject, keyObjectPem, keyObjectSpki } from "../pki/keys.ts";
 import { decodePem, encodePem, type PemBlock } from "../pki/pem.ts";
 import { createCertificateDer, kubeadmNameDer, sanValueDer } from "../pki/signed_cert.ts";
 import { type Csr, parseCsrPem } from "../kubelet/csr.ts";
 import { csrSignatureProblem } from "../kubelet/csr_judge.ts";
 import {
+  advertiseAddressError,
   CERT_BACKDATE_MS,
   CERT_LIST,
   certAltNames,
@@ -49,11 +51,13 @@ import {
   type EncryptionAlgorithm,
   keyTypeOf,
   nodeAltNames,
+  parseIpSloppy,
   SA_KEY,
   SA_PUB,
+  specForNode,
   validateControlPlanePkiSpec,
 } from "./certlist.ts";
-import { type CaName, loadPrivateKey, type PkiFile } from "./certs.ts";
+import { type CaName, type ControlPlaneNode, loadPrivateKey, type PkiFile } from "./certs.ts";
 import {
   KUBECONFIG_LIST,
   kubeconfigServer,
@@ -253,6 +257,108 @@ export async function generateKeysAndCsrs(opts: GenerateCsrOptions): Promise<Gen
     }
     lines.push(`[certs] Using the existing "sa" key`);
   }
+  return { files, lines, warnings };
+}
+
+/** Inputs of {@link generateKeysAndCsrsForNodes}. */
+export interface GenerateCsrNodesOptions {
+  /** The configuration: everything but each node's name and address. */
+  spec: ControlPlanePkiSpec;
+  /** The control-plane nodes, each in `<name>/`. */
+  nodes: readonly ControlPlaneNode[];
+  /** What each node directory holds already, by node name, then by path relative to it. */
+  existing: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  force?: boolean;
+}
+
+/**
+ * {@link generateKeysAndCsrs} for several control-plane nodes, as kubeadm's
+ * external-CA HA flow runs `kubeadm certs generate-csr` on each node: each
+ * node (`<name>/pki`, `<name>/*.conf`, paths relative to the output
+ * directory) gets its own keys and CSRs (its name and address in the API
+ * server's and etcd's SANs, its `kubelet.conf`, its own client keys), and
+ * all share one service-account pair (the API servers must verify each
+ * other's tokens): the one already in a node directory, or a new one.
+ * Refuses (`InputError`) duplicate names or addresses (the texts of
+ * `certs generate`), an invalid node, node directories holding different
+ * `sa.key` files.
+ */
+export async function generateKeysAndCsrsForNodes(
+  opts: GenerateCsrNodesOptions,
+): Promise<GeneratedCsrs> {
+  if (opts.nodes.length === 0) throw new InputError("no control-plane nodes");
+  const specs = opts.nodes.map((n) => specForNode(opts.spec, n.name, n.advertiseAddress));
+  const names = new Set<string>();
+  const addresses = new Map<string, string>();
+  for (const spec of specs) {
+    const name = spec.nodeName;
+    if (names.has(name)) throw new InputError(`node ${JSON.stringify(name)} is listed twice`);
+    names.add(name);
+    const ip = parseIpSloppy(spec.advertiseAddress);
+    const addr = ip ? formatIp(ip) : spec.advertiseAddress;
+    const other = addresses.get(addr);
+    if (other !== undefined) {
+      throw new InputError(
+        `nodes ${JSON.stringify(other)} and ${
+          JSON.stringify(name)
+        } have the same advertise address ${addr}`,
+      );
+    }
+    addresses.set(addr, name);
+  }
+  for (const spec of specs) {
+    const where = `node ${JSON.stringify(spec.nodeName)}: `;
+    const errs = validateControlPlanePkiSpec(spec);
+    if (errs.length) throw new InputError(`${where}${aggregateErrors(errs)}`);
+    const why = advertiseAddressError(spec.advertiseAddress);
+    if (why) throw new InputError(`${where}${why}`);
+  }
+  const saPath = `pki/${SA_KEY}`;
+  const have = specs.flatMap((s) => {
+    const b = opts.existing.get(s.nodeName)?.get(saPath);
+    return b === undefined ? [] : [{ node: s.nodeName, pem: text(b) }];
+  });
+  const differ = have.find((h) => h.pem !== have[0]!.pem);
+  if (differ) {
+    throw new InputError(
+      `${
+        have[0]!.node
+      }/${saPath} and ${differ.node}/${saPath} differ: the API servers of one cluster share one service-account key`,
+    );
+  }
+  const keyType = keyTypeOf(opts.spec.encryptionAlgorithm as EncryptionAlgorithm);
+  const saPem = have[0]?.pem ?? keyObjectPem(await generateKeyObject(keyType));
+  const made = await Promise.all(specs.map((spec) => {
+    const existing = new Map(opts.existing.get(spec.nodeName) ?? []);
+    existing.set(saPath, new Uint8Array(Buffer.from(saPem, "utf8")));
+    return generateKeysAndCsrs({ spec, existing, ...(opts.force ? { force: true } : {}) });
+  }));
+  const files: PkiFile[] = [];
+  const lines: string[] = [];
+  const warnings: string[] = [];
+  made.forEach((m, i) => {
+    const node = specs[i]!.nodeName;
+    for (const f of m.files) files.push({ ...f, path: `${node}/${f.path}` });
+    if (!opts.existing.get(node)?.has(saPath)) {
+      files.push({ path: `${node}/${saPath}`, data: saPem, mode: 0o600 });
+    }
+    for (const l of m.lines) {
+      if (l.startsWith("[certs] ")) continue; // the sa line: one for the run, below
+      lines.push(
+        l === "generating keys and CSRs in pki"
+          ? `generating keys and CSRs in ${node}/pki`
+          : l === "generating keys and CSRs in ."
+          ? `generating keys and CSRs in ${node}`
+          : l,
+      );
+    }
+    warnings.push(...m.warnings.map((w) => w.replace(/^warning: /, `warning: ${node}: `)));
+  });
+  lines.push(
+    have.length
+      ? `[certs] Using the existing "sa" key of ${have[0]!.node}/${saPath} for every node`
+      : `[certs] Generating "sa" key and public key (one for every node)`,
+  );
   return { files, lines, warnings };
 }
 

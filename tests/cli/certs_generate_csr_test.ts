@@ -292,7 +292,7 @@ Deno.test("CLI certs sign-csr signs with each CA as kubeadm does (openssl verify
   assert.equal(none.code, 1);
   assert.equal(
     none.stderr,
-    `error: ${empty}: no CSR of certs generate-csr (pki/*.csr, *.conf.csr)\n`,
+    `error: ${empty}: no CSR of certs generate-csr (pki/*.csr, *.conf.csr, or node directories holding them)\n`,
   );
 });
 
@@ -322,4 +322,144 @@ Deno.test("CLI certs generate-csr with the ControlPlaneKubeletLocalMode and Publ
     assert.equal(server, expected, file);
   }
   assert.equal(judged.init_phase_kubeconfig["kubelet.conf"]!.server, "https://10.0.0.10:6443");
+});
+
+Deno.test("CLI certs generate-csr for several nodes (--node and a NODES file): each node its keys, CSRs and SANs, one sa pair; sign-csr signs every node directory; assemble and renew work per node", async () => {
+  const cas = fresh();
+  const g = await runCli(["certs", "generate", "--config", ECDSA, "--out-dir", cas, ...NOW]);
+  assert.equal(g.code, 0, g.stderr);
+  const nodesFile = path.join(root.dir, "nodes.txt");
+  fs.writeFileSync(nodesFile, "# the other two\ncp-2 10.0.0.12\ncp-3=10.0.0.13\n");
+  const ha = fresh();
+  const args = ["certs", "generate-csr", "--config", ECDSA, "--out-dir", ha];
+  const r = await runCli([...args, "--node", "CP-1=10.0.0.11", nodesFile, ...NOW]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(fs.readdirSync(ha).sort().join(" "), "cp-1 cp-2 cp-3");
+  const lines = r.stderr.trimEnd().split("\n");
+  assert.equal(lines[0], "generating keys and CSRs in cp-1/pki");
+  assert.ok(lines.includes("generating keys and CSRs in cp-3"), r.stderr);
+  assert.equal(lines.at(-2), '[certs] Generating "sa" key and public key (one for every node)');
+  assert.equal(lines.at(-1), `wrote 78 file(s) under ${ha}`); // 3 × (24 + sa pair)
+  const sa = fs.readFileSync(path.join(ha, "cp-1/pki/sa.key"), "utf8");
+  for (
+    const [node, addr] of [["cp-1", "10.0.0.11"], ["cp-2", "10.0.0.12"], [
+      "cp-3",
+      "10.0.0.13",
+    ]] as const
+  ) {
+    assert.equal(listing(path.join(ha, node)).length, 26, node);
+    assert.equal(fs.readFileSync(path.join(ha, node, "pki/sa.key"), "utf8"), sa, node);
+    try {
+      const text = (f: string) =>
+        execFileSync("openssl", ["req", "-in", path.join(ha, node, f), "-noout", "-text"], {
+          encoding: "utf8",
+          stdio: "pipe",
+        });
+      const api = text("pki/apiserver.csr");
+      assert.match(api, new RegExp(`DNS:${node}\\b`), node);
+      assert.match(api, new RegExp(`IP Address:${addr.replace(/\./g, "\\.")}\\b`), node);
+      assert.match(text("pki/etcd/peer.csr"), new RegExp(`CN ?= ?${node}\\b`), node);
+      assert.match(text("kubelet.conf.csr"), new RegExp(`CN ?= ?system:node:${node}\\b`), node);
+      const pub = execFileSync("openssl", [
+        "pkey",
+        "-in",
+        path.join(ha, node, "pki/sa.key"),
+        "-pubout",
+      ], {
+        encoding: "utf8",
+      });
+      assert.equal(pub, fs.readFileSync(path.join(ha, node, "pki/sa.pub"), "utf8"), node);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") break; // no openssl here
+      throw e;
+    }
+  }
+  // cp-2's directory is what kubeadm v1.32.5's generate-csr wrote on cp-2 (the file with cp-2's
+  // name and address): every CSR's subject and SANs, every kubeconfig but its key.
+  const cp2 = JSON.parse(
+    fs.readFileSync(path.join(FIXTURES, "external_ca", "kubeadm_generate_csr_cp2.json"), "utf8"),
+  ) as {
+    csrs: Record<string, { subject: string; sans: string }>;
+    kubeconfigs: Record<string, string>;
+  };
+  assert.equal(Object.keys(cp2.csrs).length, 12);
+  for (const [f, text] of Object.entries(cp2.kubeconfigs)) {
+    const mine = fs.readFileSync(path.join(ha, "cp-2", f), "utf8").split(/(?<=\n)/)
+      .filter((l) => !l.includes("client-key-data")).join("");
+    assert.equal(mine, text, f);
+  }
+  try {
+    for (const [f, want] of Object.entries(cp2.csrs)) {
+      const t = execFileSync("openssl", [
+        ...["req", "-in", path.join(ha, "cp-2", f), "-noout", "-subject", "-text"],
+      ], { encoding: "utf8", stdio: "pipe" });
+      assert.equal(/^subject=(.*)$/m.exec(t)?.[1]?.trim(), want.subject, f);
+      assert.equal(
+        /Subject Alternative Name:.*?\n\s*(.*)\n/.exec(t)?.[1]?.trim() ?? "",
+        want.sans,
+        f,
+      );
+    }
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e; // no openssl here
+  }
+  // Each node's client keys are its own (kubeadm makes them on each node).
+  assert.notEqual(
+    fs.readFileSync(path.join(ha, "cp-1/pki/front-proxy-client.key"), "utf8"),
+    fs.readFileSync(path.join(ha, "cp-2/pki/front-proxy-client.key"), "utf8"),
+  );
+  // A rerun refuses what exists; a duplicate is refused before anything is written.
+  const again = await runCli([...args, "--node", "cp-1=10.0.0.11", ...NOW]);
+  assert.equal(again.code, 1);
+  assert.equal(again.stderr, "error: file already exists: key or CSR pki/apiserver\n");
+  const dup = fresh();
+  const d = await runCli([
+    ...["certs", "generate-csr", "--config", ECDSA, "--out-dir", dup],
+    ...["--node", "a=10.0.0.1", "--node", "b=10.0.0.1", ...NOW],
+  ]);
+  assert.equal(d.code, 1);
+  assert.equal(d.stderr, 'error: nodes "a" and "b" have the same advertise address 10.0.0.1\n');
+  assert.equal(fs.existsSync(dup), false);
+  const one = await runCli([...args, "--node", "a=10.0.0.1", "--node-name", "x", ...NOW]);
+  assert.equal(one.code, 2);
+  assert.match(one.stderr, /^error: --node-name is one node's: with --node or NODES/);
+  const bad = await runCli([...args, "--node", "a=10.0.0.999", "--config", "/nonexistent", ...NOW]);
+  assert.equal(bad.code, 2);
+  assert.match(
+    bad.stderr,
+    /^error: --node "a=10\.0\.0\.999": localAPIEndpoint\.advertiseAddress: Invalid value/,
+  );
+
+  // sign-csr over the whole HA directory: one directory per node in --out-dir.
+  const signed = fresh();
+  const caFlags = (keys: boolean) =>
+    (["ca", "front-proxy-ca", "etcd-ca"] as const).flatMap((n) => {
+      const base = path.join(cas, "pki", n === "etcd-ca" ? "etcd/ca" : n);
+      return [`--${n}`, `${base}.crt`, ...(keys ? [`--${n}-key`, `${base}.key`] : [])];
+    });
+  const s = await runCli(["certs", "sign-csr", ha, ...caFlags(true), "--out-dir", signed, ...NOW]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.match(s.stderr, /^signed cp-2\/pki\/apiserver\.crt$/m);
+  assert.match(s.stderr, /wrote 36 certificate\(s\) under /);
+  // assemble per node directory; renew per node directory.
+  const node2 = path.join(ha, "cp-2");
+  const a = await runCli([
+    ...["certs", "assemble", "--out-dir", node2, ...caFlags(false)],
+    path.join(signed, "cp-2"),
+    ...NOW,
+  ]);
+  assert.equal(a.code, 0, a.stderr);
+  const wrong = await runCli([
+    ...["certs", "assemble", "--out-dir", path.join(ha, "cp-3"), ...caFlags(false)],
+    path.join(signed, "cp-2"),
+    ...NOW,
+  ]);
+  assert.equal(wrong.code, 1, "cp-2's certificates match no key of cp-3");
+  const rn = await runCli(["certs", "renew", "apiserver", "--out-dir", node2, ...NOW]);
+  // An assembled tree holds no CA key: kubeadm's refusal (external CA), per node.
+  assert.equal(rn.code, 1);
+  assert.match(
+    rn.stderr,
+    /^error: Detected external ca, certificate for serving the Kubernetes API can't be renewed/,
+  );
 });

@@ -15,11 +15,16 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { CheckError, InputError } from "../../lib/base/errors.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
 import { readInitConfiguration } from "../../lib/kubeadm/init_config.ts";
-import { type ControlPlanePkiSpec, controlPlanePkiSpec } from "../../lib/phases/certlist.ts";
+import {
+  type ControlPlanePkiSpec,
+  controlPlanePkiSpec,
+  specForNode,
+} from "../../lib/phases/certlist.ts";
 import { buildControlPlanePki, type CaName, type PkiFile } from "../../lib/phases/certs.ts";
 import {
   assembleExternalCa,
   generateKeysAndCsrs,
+  generateKeysAndCsrsForNodes,
   type SigningCa,
   signKubeadmCsrs,
 } from "../../lib/phases/external_ca.ts";
@@ -227,6 +232,75 @@ Deno.test("generateKeysAndCsrs() keeps an existing sa.key only when it is a key,
     (e: Error) =>
       e instanceof InputError && e.message === "pki/sa.pub: is not the public key of pki/sa.key",
   );
+});
+
+Deno.test("generateKeysAndCsrsForNodes() gives each node its own CSRs and one shared sa pair (an existing one reused); refuses duplicates and differing sa keys", async () => {
+  const spec = controlPlanePkiSpec({ encryptionAlgorithm: "ECDSA-P256" });
+  const nodes = [
+    { name: "cp-1", advertiseAddress: "10.0.0.11" },
+    { name: "cp-2", advertiseAddress: "10.0.0.12" },
+  ];
+  const made = await generateKeysAndCsrsForNodes({ spec, nodes, existing: new Map() });
+  const at = (p: string) => made.files.find((f) => f.path === p)?.data;
+  assert.equal(made.files.length, 52);
+  assert.equal(at("cp-1/pki/sa.key"), at("cp-2/pki/sa.key"));
+  assert.equal(at("cp-1/pki/sa.pub"), at("cp-2/pki/sa.pub"));
+  assert.notEqual(at("cp-1/pki/apiserver.key"), at("cp-2/pki/apiserver.key"));
+  assert.deepEqual(made.lines.filter((l) => l.startsWith("generating")), [
+    "generating keys and CSRs in cp-1/pki",
+    "generating keys and CSRs in cp-1",
+    "generating keys and CSRs in cp-2/pki",
+    "generating keys and CSRs in cp-2",
+  ]);
+  // Reuse: cp-2 holds the pair already; cp-1 gets the same key.
+  const kept = await generateKeysAndCsrsForNodes({
+    spec,
+    nodes,
+    existing: new Map([["cp-2", new Map([["pki/sa.key", enc(at("cp-1/pki/sa.key")!)]])]]),
+  });
+  const keptAt = (p: string) => kept.files.find((f) => f.path === p)?.data;
+  assert.equal(keptAt("cp-1/pki/sa.key"), at("cp-1/pki/sa.key"));
+  assert.equal(keptAt("cp-2/pki/sa.key"), undefined);
+  assert.equal(keptAt("cp-2/pki/sa.pub"), at("cp-1/pki/sa.pub"));
+  assert.equal(
+    kept.lines.at(-1),
+    '[certs] Using the existing "sa" key of cp-2/pki/sa.key for every node',
+  );
+  const other =
+    (await generateKeysAndCsrs({ spec: specForNode(spec, "x", "10.0.0.9"), existing: new Map() }))
+      .files.find((f) => f.path === "pki/sa.key")!.data;
+  const refusals: [typeof nodes, Map<string, Map<string, Uint8Array>>, string][] = [
+    [
+      [nodes[0]!, { name: "CP-1", advertiseAddress: "10.0.0.13" }],
+      new Map(),
+      'node "cp-1" is listed twice',
+    ],
+    [
+      [nodes[0]!, { name: "cp-3", advertiseAddress: "10.0.0.011" }],
+      new Map(),
+      'nodes "cp-1" and "cp-3" have the same advertise address 10.0.0.11',
+    ],
+    [
+      nodes,
+      new Map([
+        ["cp-1", new Map([["pki/sa.key", enc(at("cp-1/pki/sa.key")!)]])],
+        ["cp-2", new Map([["pki/sa.key", enc(other)]])],
+      ]),
+      "cp-1/pki/sa.key and cp-2/pki/sa.key differ: the API servers of one cluster share one service-account key",
+    ],
+    [
+      [{ name: "cp-1", advertiseAddress: "127.0.0.1" }],
+      new Map(),
+      'node "cp-1": localAPIEndpoint.advertiseAddress: "127.0.0.1" is a loopback address',
+    ],
+  ];
+  for (const [n, existing, want] of refusals) {
+    await assert.rejects(
+      generateKeysAndCsrsForNodes({ spec, nodes: n, existing }),
+      (e: Error) => e instanceof InputError && e.message.startsWith(want),
+      want,
+    );
+  }
 });
 
 // --- an external CA (its pairs from a joinkit tree) and the node's side --------------------
