@@ -227,6 +227,12 @@ Examples:
       values.advertiseAddress ||= nodes[0]!.advertiseAddress;
     }
     const spec = controlPlanePkiSpec(values);
+    if (spec.externalEtcd && supplied["etcd-ca"]) {
+      // Nothing would use it: kubeadm makes no etcd certificates for an external etcd.
+      throw new UsageError(
+        "--etcd-ca cannot be used with etcd.external (no etcd certificates are made; the external etcd's CA is etcd.external.caFile)",
+      );
+    }
     if (configFile === undefined) {
       // A malformed value on the command line is a usage error naming its flag (kubeadm's
       // text after it): dynamic defaulting's refusals first, as kubeadm runs them, then

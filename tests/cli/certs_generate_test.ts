@@ -683,3 +683,27 @@ Deno.test("CLI certs generate: a value kubeadm refuses is exit 2 naming its flag
     'error: node "cp-2": cannot use "224.0.0.2" as the bind address for the API Server\n',
   );
 });
+
+Deno.test("CLI certs generate refuses --etcd-ca with etcd.external (it would be silently unused)", async () => {
+  const cfg = configFile(
+    "10.0.0.10",
+    "encryptionAlgorithm: ECDSA-P256\netcd:\n  external:\n    endpoints: [https://10.0.0.50:2379]\n",
+  );
+  const out = fresh();
+  const r = await runCli([
+    "certs",
+    "generate",
+    "--config",
+    cfg,
+    "--etcd-ca",
+    cfg,
+    "--out-dir",
+    out,
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    "error: --etcd-ca cannot be used with etcd.external (no etcd certificates are made; the external etcd's CA is etcd.external.caFile)\n",
+  );
+  assert.equal(fs.existsSync(out), false);
+});
