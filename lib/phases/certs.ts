@@ -413,6 +413,12 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
     if (why) throw new InputError(`${where}${why}`);
   }
   warnings.push(...validityWarnings(base));
+  if (targets.length > 1 && !base.controlPlaneEndpoint) {
+    // kubeadm join --control-plane refuses such a cluster; every node's admin.conf points at itself.
+    warnings.push(
+      "WARNING: several control-plane nodes without controlPlaneEndpoint: kubeadm join --control-plane refuses them (unable to add a new control plane instance to a cluster that doesn't have a stable controlPlaneEndpoint address); each node's admin.conf, super-admin.conf and kubelet.conf point at the node itself",
+    );
+  }
   const alg = base.encryptionAlgorithm as EncryptionAlgorithm;
   const keyType = keyTypeOf(alg);
   const altByNode = new Map<string, NodeAltNames>();

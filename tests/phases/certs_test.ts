@@ -857,3 +857,27 @@ Deno.test("buildControlPlanePki() warns about a kept serving certificate's SANs 
     "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: a.b.example.com (kubeadm join --control-plane checks them)",
   ]);
 });
+
+Deno.test("buildControlPlanePki() warns that several nodes without controlPlaneEndpoint cannot join as kubeadm control planes", async () => {
+  const spec = controlPlanePkiSpec({ encryptionAlgorithm: "ECDSA-P256" });
+  const nodes = [{ name: "cp-1", advertiseAddress: "10.0.0.11" }, {
+    name: "cp-2",
+    advertiseAddress: "10.0.0.12",
+  }];
+  const without = await buildControlPlanePki({ spec, nodes, now: NOW, existing: new Map() });
+  assert.equal(without.warnings.filter((w) => w.includes("stable controlPlaneEndpoint")).length, 1);
+  const withEndpoint = await buildControlPlanePki({
+    spec: { ...spec, controlPlaneEndpoint: "cp.example.com" },
+    nodes,
+    now: NOW,
+    existing: new Map(),
+  });
+  assert.deepEqual(withEndpoint.warnings.filter((w) => w.includes("controlPlaneEndpoint")), []);
+  const one = await buildControlPlanePki({
+    spec,
+    nodes: nodes.slice(0, 1),
+    now: NOW,
+    existing: new Map(),
+  });
+  assert.deepEqual(one.warnings.filter((w) => w.includes("controlPlaneEndpoint")), []);
+});
