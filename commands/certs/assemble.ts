@@ -13,12 +13,17 @@ import type { SignedInput } from "../../lib/phases/external_ca.ts";
 import { type Command, EXIT_CODES } from "../_command.ts";
 import { flagBool, flagSet, flagString, requireOutDir } from "../_flags.ts";
 import { ensureDir, readInput, readInputs, writeFilesAtomic } from "../_io.ts";
-import { readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
+import { specForNode } from "../../lib/phases/certlist.ts";
+import { nodeFlags, readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs assemble", [
   ["out-dir", "the certs generate-csr directory (pki/ and the kubeconfigs)"],
   ["config", "the kubeadm configuration: node name, servers, external etcd"],
   ["node-name", "override nodeRegistration.name"],
+  [
+    "node",
+    "NAME=ADDRESS: DIR is this node's directory of a several-node generate-csr\n(overrides the file's name and advertise address)",
+  ],
   ["ca", "the cluster CA certificate (else DIR/pki/ca.crt); copied to DIR/pki"],
   ["front-proxy-ca", "the front-proxy CA certificate (else DIR/pki/front-proxy-ca.crt)"],
   ["etcd-ca", "the etcd CA certificate (else DIR/pki/etcd/ca.crt)"],
@@ -62,8 +67,15 @@ client-certificate-data (0600); kubeconfigs keep everything else. Run again,
 it writes nothing. 'kubeadm init phase certs all' then says "Using existing"
 for every file, and 'kubeadm init' runs in external-CA mode.
 
+Several control-plane nodes: run it on each node directory of a several-node
+'certs generate-csr' with that node's signed certificates (sign-csr's
+--out-dir/<node>), and with --config give the node as --node NAME=ADDRESS so
+that its kubeconfigs' servers and kubelet.conf's user are judged as its own.
+
 Usage:
   joinkit certs assemble --out-dir DIR [--config FILE] [--ca ca.crt] [SIGNED...]
+  joinkit certs assemble --out-dir HA/NAME --config FILE --node NAME=ADDRESS
+    [--ca ca.crt ...] SIGNED/NAME
 
 ${FLAGS.help}
 Lifetimes are judged at the global --now (default: the system time).
@@ -73,8 +85,8 @@ ${EXIT_CODES}
   certificate that does not chain, is outside its lifetime, has another
   subject, usages or fewer SANs, or is not its key's, sa.pub not sa.key's;
   1: a file missing or unreadable, a signed certificate that matches no key,
-  SIGNED given but holding no certificate; 2: a bad flag, --node-name
-  without --config)
+  SIGNED given but holding no certificate; 2: a bad flag, --node-name or
+  --node without --config)
 
 Examples:
   joinkit certs assemble --out-dir /srv/cp-1 signed/
@@ -84,13 +96,21 @@ Examples:
   async run(ctx) {
     const outDir = requireOutDir(ctx.flags);
     const force = flagBool(ctx.flags, "force");
-    if (
-      flagString(ctx.flags, "node-name") !== undefined &&
-      flagString(ctx.flags, "config") === undefined
-    ) {
-      throw new UsageError("--node-name overrides --config's name: give --config");
+    const node = nodeFlags(ctx);
+    if (node.length > 1) throw new UsageError("--node given more than once: DIR is one node's");
+    const nameFlag = flagString(ctx.flags, "node-name");
+    if (node.length && nameFlag !== undefined) {
+      throw new UsageError("--node and --node-name both name the node: give one");
     }
-    const spec = await readPkiConfig(ctx, false);
+    if (flagString(ctx.flags, "config") === undefined) {
+      if (nameFlag !== undefined) {
+        throw new UsageError("--node-name overrides --config's name: give --config");
+      }
+      if (node.length) throw new UsageError("--node overrides --config's node: give --config");
+    }
+    let spec = await readPkiConfig(ctx, false);
+    // One node directory of a several-node generate-csr: its name and address, the file's rest.
+    if (spec && node[0]) spec = specForNode(spec, node[0].name, node[0].advertiseAddress);
     const { assembleExternalCa } = await import("../../lib/phases/external_ca.ts");
     const existing = readTree(outDir, treePaths());
     const signed: SignedInput[] = readInputs(ctx.args.length ? ctx.args : [outDir]).map((i) => ({

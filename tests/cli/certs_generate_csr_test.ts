@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
+import process from "node:process";
 import { repoPath, runCli, tempDir } from "../_cli.ts";
 
 const FIXTURES = repoPath("tests", "fixtures", "kubeadm_pki");
 const ECDSA = path.join(FIXTURES, "ecdsa_variations.yaml");
 const NOW = ["--now", "2026-06-04T10:00:00Z"];
+const KUBEADM = "/opt/judges/kubeadm";
 
 const root = tempDir("joinkit-certs-csr-");
 globalThis.addEventListener("unload", root.cleanup);
@@ -443,12 +445,41 @@ Deno.test("CLI certs generate-csr for several nodes (--node and a NODES file): e
   assert.match(s.stderr, /wrote 36 certificate\(s\) under /);
   // assemble per node directory; renew per node directory.
   const node2 = path.join(ha, "cp-2");
+  // With --config, --node says which node this directory is: its servers are judged as its own.
   const a = await runCli([
     ...["certs", "assemble", "--out-dir", node2, ...caFlags(false)],
-    path.join(signed, "cp-2"),
-    ...NOW,
+    ...["--config", ECDSA, "--node", "cp-2=10.0.0.12", path.join(signed, "cp-2"), ...NOW],
   ]);
   assert.equal(a.code, 0, a.stderr);
+  assert.deepEqual(a.stderr.split("\n").filter((l) => l && !l.startsWith("[")), [
+    `wrote 15 file(s) under ${node2}`,
+  ]);
+  // Real kubeadm (when here, as root: --rootfs is a chroot) takes cp-2's directory in
+  // external-CA mode with cp-2's configuration, as recorded: "Using existing" for everything.
+  if (fs.existsSync(KUBEADM) && process.getuid?.() === 0) {
+    const chroot = fresh();
+    fs.mkdirSync(path.join(chroot, "etc"), { recursive: true });
+    fs.cpSync(node2, path.join(chroot, "etc", "kubernetes"), { recursive: true });
+    fs.writeFileSync(
+      path.join(chroot, "cfg.yaml"),
+      fs.readFileSync(ECDSA, "utf8").replace("10.0.0.10\n", "10.0.0.12\n")
+        .replace("name: CP-1", "name: cp-2")
+        .replace(/certificatesDir: .*/, "certificatesDir: /etc/kubernetes/pki"),
+    );
+    const kubeadm = (...a: string[]) =>
+      execFileSync(KUBEADM, [...a, "--config", "/cfg.yaml", "--rootfs", chroot], {
+        encoding: "utf8",
+        stdio: "pipe",
+      }).trimEnd().split("\n");
+    const recorded = JSON.parse(
+      fs.readFileSync(path.join(FIXTURES, "external_ca", "kubeadm_ha_node_verdicts.json"), "utf8"),
+    );
+    assert.deepEqual(kubeadm("init", "phase", "certs", "all"), recorded.initPhaseCertsAll);
+    assert.deepEqual(
+      kubeadm("init", "phase", "kubeconfig", "all"),
+      recorded.initPhaseKubeconfigAll,
+    );
+  }
   const wrong = await runCli([
     ...["certs", "assemble", "--out-dir", path.join(ha, "cp-3"), ...caFlags(false)],
     path.join(signed, "cp-2"),
