@@ -270,7 +270,15 @@ Examples:
       force,
       root,
       // An existing kubeconfig may name its CA by file; kubeadm reads it as given ("-" is a file).
-      readFile: (f) => readInput(f === "-" ? "./-" : f).bytes,
+      readFile: (f) => {
+        const name = f === "-" ? "./-" : f;
+        const st = fs.statSync(name, { throwIfNoEntry: false });
+        // A FIFO would block the read (kubeadm's would); readInput says why a file cannot be read.
+        if (st && !st.isFile() && !st.isDirectory()) {
+          throw new InputError(`${f}: not a regular file`);
+        }
+        return readInput(name).bytes;
+      },
     });
     for (const w of pki.warnings) ctx.stderr(w);
     // Directories: DIR 0700 (it holds keys); pki/ and pki/etcd/ 0755 as kubeadm makes them.

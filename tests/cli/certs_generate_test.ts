@@ -415,6 +415,8 @@ Deno.test("CLI certs generate: a kubeconfig naming its CA by file (certificate-a
   );
   const admin = path.join(out, "admin.conf");
   const original = fs.readFileSync(admin, "utf8");
+  const fifo = path.join(root.dir, `fifo${n++}`);
+  execFileSync("mkfifo", [fifo]);
   // kubeadm v1.32.5 init phase kubeconfig all over each (its verdicts):
   const cases: [string, number, RegExp][] = [
     // Using existing kubeconfig file
@@ -434,6 +436,12 @@ Deno.test("CLI certs generate: a kubeconfig naming its CA by file (certificate-a
       "/nonexistent/ca.crt",
       1,
       /^error: the kubeconfig file ".*admin\.conf" contains an invalid CA cert: failed to load CA cert from "\/nonexistent\/ca\.crt": .*no such file or directory\n$/,
+    ],
+    // (kubeadm would block reading a FIFO; joinkit refuses it in one line.)
+    [
+      fifo,
+      1,
+      /contains an invalid CA cert: failed to load CA cert from ".*": .*: not a regular file\n$/,
     ],
   ];
   for (const [caFile, code, want] of cases) {
