@@ -220,8 +220,15 @@ export function joinConfigObject(
   if (n.kubeletExtraArgs?.length) {
     if (v4) nr.kubeletExtraArgs = n.kubeletExtraArgs.map((a) => ({ name: a.name, value: a.value }));
     else {
+      // convertFromArgs: a repeated name keeps its last value. The earlier ones are lost (a
+      // kubelet list flag such as --cluster-dns given twice holds both), so they are reported.
       const m: Record<string, string> = {};
-      for (const a of n.kubeletExtraArgs) m[a.name] = a.value;
+      n.kubeletExtraArgs.forEach((a, i) => {
+        if (n.kubeletExtraArgs!.some((b, j) => j > i && b.name === a.name)) {
+          dropped.push(`nodeRegistration.kubeletExtraArgs[${i}] (${a.name} repeated)`);
+        }
+        m[a.name] = a.value;
+      });
       nr.kubeletExtraArgs = m;
     }
   }

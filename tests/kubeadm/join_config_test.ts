@@ -456,7 +456,8 @@ nodeRegistration:
   const v4 = joinConfigObject(v3.config, "v1beta4");
   assert.deepEqual(v4.timeouts, { discovery: "2m0s" });
   assert.equal((v4.discovery as Record<string, unknown>).timeout, undefined);
-  // Back to v1beta3: duplicates collapse, the later one winning (convertFromArgs).
+  // Back to v1beta3: duplicates collapse, the later one winning (convertFromArgs); the
+  // earlier ones are reported as dropped (a list flag given twice holds both).
   const dup = v3.config;
   dup.nodeRegistration.kubeletExtraArgs = [{ name: "v", value: "1" }, { name: "v", value: "4" }];
   dup.dryRun = true;
@@ -464,7 +465,7 @@ nodeRegistration:
   const back = joinConfigObject(dup, "v1beta3", dropped);
   assert.deepEqual((back.nodeRegistration as Record<string, unknown>).kubeletExtraArgs, { v: "4" });
   assert.deepEqual((back.discovery as Record<string, unknown>).timeout, "2m0s");
-  assert.deepEqual(dropped, ["dryRun"]);
+  assert.deepEqual(dropped, ["dryRun", "nodeRegistration.kubeletExtraArgs[0] (v repeated)"]);
 });
 
 Deno.test("decodeJoinConfiguration() refuses other kinds, old and unknown versions, wrong types", () => {
