@@ -82,7 +82,7 @@ const FLAGS = flagSet("certs generate", [
   "etcd-ca-key",
   [
     "force",
-    "replace leaf files kubeadm would refuse (a certificate that does not\nchain, a key without its certificate, a kubeconfig without the CA);\nCA files and sa.key are never replaced",
+    "replace leaf files kubeadm would refuse (a certificate that does not\nchain, a key without its certificate, a kubeconfig without the CA, a\nserving certificate without the configuration's SANs, which kubeadm\njoin --control-plane refuses); CA files and sa.key are never replaced",
   ],
   ["output", "json or yaml: print the tree and what happened to each file"],
 ]);

@@ -612,7 +612,6 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       const p = prefixOf(t.node);
       const path = `${p}pki/${c.baseName}.crt`;
       if (judgeLeaf(path, `${p}pki/${c.baseName}.key`, c.caName!, c.baseName)) {
-        leafPlans.set(p + c.name, { keep: true });
         const alt = certAltNames(c, altByNode.get(p)!);
         const cert = loadCerts(text(existing.get(path)!), path)[0]!;
         // kubeadm join --control-plane's check (validateCertificateWithConfig): every name
@@ -620,14 +619,18 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
         const missing = [...alt.dns, ...alt.ips].filter((h) =>
           verifyHostname(cert, h) !== undefined
         );
-        if (missing.length) {
-          warnings.push(
-            `${path}: kept, but it lacks the SANs the configuration gives: ${
-              missing.join(", ")
-            } (kubeadm join --control-plane checks them)`,
-          );
+        if (missing.length === 0 || !force) {
+          if (missing.length) {
+            warnings.push(
+              `${path}: kept, but it lacks the SANs the configuration gives: ${
+                missing.join(", ")
+              } (kubeadm join --control-plane refuses it; --force makes a new one)`,
+            );
+          }
+          leafPlans.set(p + c.name, { keep: true });
+          continue;
         }
-        continue;
+        // --force: a certificate kubeadm join would refuse is replaced, like one that does not chain.
       }
       if (c.perNode) leafPlans.set(p + c.name, { job: newKey() });
       else {

@@ -851,11 +851,22 @@ Deno.test("buildControlPlanePki() warns about a kept serving certificate's SANs 
   // cp.example.com matches *.example.com: kubeadm join accepts the certificate.
   assert.deepEqual(await lacks("cp.example.com:6443"), []);
   assert.deepEqual(await lacks("192.0.2.100"), [
-    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: 192.0.2.100 (kubeadm join --control-plane checks them)",
+    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: 192.0.2.100 (kubeadm join --control-plane refuses it; --force makes a new one)",
   ]);
   assert.deepEqual(await lacks("a.b.example.com"), [
-    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: a.b.example.com (kubeadm join --control-plane checks them)",
+    "pki/apiserver.crt: kept, but it lacks the SANs the configuration gives: a.b.example.com (kubeadm join --control-plane refuses it; --force makes a new one)",
   ]);
+  // --force replaces it (a new key and certificate with the SANs); everything else is kept.
+  const forced = await buildControlPlanePki({
+    spec: { ...spec, controlPlaneEndpoint: "192.0.2.100" },
+    now: NOW,
+    existing: tree,
+    force: true,
+  });
+  assert.deepEqual(forced.files.map((f) => f.path), ["pki/apiserver.crt", "pki/apiserver.key"]);
+  assert.ok(forced.lines.includes('[certs] Generating "apiserver" certificate and key'));
+  assert.match(forced.lines.join("\n"), /and IPs \[10\.96\.0\.1 10\.0\.0\.10 192\.0\.2\.100\]/);
+  assert.deepEqual(forced.warnings.filter((w) => w.includes("lacks")), []);
 });
 
 Deno.test("buildControlPlanePki() warns that several nodes without controlPlaneEndpoint cannot join as kubeadm control planes", async () => {
