@@ -99,6 +99,13 @@ export function readApprovalPolicy(ctx: Context): ApprovalPolicy {
   if (file !== undefined) {
     const input = readInput(file);
     fileName = input.name;
+    // Decoding would turn invalid bytes into U+FFFD and a regex Go refuses ("invalid UTF-8")
+    // into one that compiles; a YAML reader (go-yaml) refuses such a file outright.
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(input.bytes);
+    } catch {
+      throw new InputError(`${input.name}: not valid UTF-8`);
+    }
     fromFile = parsePolicyFile(input.text, input.name);
   }
   const hostsFile = flagString(ctx.flags, "hosts");

@@ -304,3 +304,20 @@ Deno.test("CLI csr sign --approve --policy signs what the policy approves, nothi
 });
 
 globalThis.addEventListener("unload", cleanup);
+
+Deno.test("CLI csr approve --policy FILE that is not valid UTF-8 is bad input (exit 1): a regex byte Go refuses is not read as U+FFFD", async () => {
+  const bad = p("policy-latin1.yaml");
+  fs.writeFileSync(
+    bad,
+    Buffer.from("providerRegex: '^node-1\\.nodes\\.\xe9xample\\.com$'\n", "latin1"),
+  );
+  const r = await runCli(["csr", "approve", p("one.json"), "--policy", bad, "--now", NOW]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, `error: ${bad}: not valid UTF-8\n`);
+  // The same pattern in UTF-8 is read (and judges the CSR).
+  fs.writeFileSync(bad, "providerRegex: '^node-1\\.nodes\\.\u00e9xample\\.com$'\n");
+  const ok = await runCli(["csr", "approve", p("one.json"), "--policy", bad, "--now", NOW]);
+  assert.equal(ok.code, 3, ok.stderr);
+  assert.match(ok.stderr, /not allowed by the Cloud provider regex/);
+});
