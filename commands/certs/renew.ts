@@ -64,9 +64,10 @@ ${FLAGS.help}
 The run's start time is the global --now (default: the system time).
 
 ${EXIT_CODES}
-  (1: an external or unusable CA, an unknown name, an unreadable file,
-  nothing renewed (DIR missing, or no certificate named is there);
-  2: no NAME, a bad flag)
+  (1: an external or unusable CA, an etcd name with etcd.external, an
+  unreadable file, nothing renewed (DIR missing, or no certificate named is
+  there); 2: no NAME, a name kubeadm does not have (its 'unknown command'),
+  all mixed with names, a bad flag)
 
 Examples:
   joinkit certs renew all --out-dir /srv/cp-1 --config kubeadm.yaml
@@ -77,6 +78,17 @@ Examples:
     const outDir = requireOutDir(ctx.flags);
     if (ctx.args.includes("all") && ctx.args.length > 1) {
       throw new UsageError("all cannot be combined with certificate names");
+    }
+    const { renewHandlers } = await import("../../lib/phases/renew.ts");
+    // kubeadm's names are its subcommands: another one is cobra's usage error, before any file.
+    const known = renewHandlers({ externalEtcd: false }).map((h) => h.name);
+    const unknown = ctx.args.find((n) => n !== "all" && !known.includes(n));
+    if (unknown !== undefined) {
+      throw new UsageError(
+        `unknown command ${JSON.stringify(unknown)} for "certs renew" (one of: all, ${
+          known.join(", ")
+        })`,
+      );
     }
     const spec = await readPkiConfig(ctx, false);
     const st = nodeFs().statSync(outDir, { throwIfNoEntry: false });

@@ -117,8 +117,8 @@ Deno.test("CLI certs renew refuses with one line and writes nothing: external CA
     ],
     [
       ["kubelet.conf"],
-      1,
-      "error: kubelet.conf is not a valid certificate for this cluster (one of: all, admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client, controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server, front-proxy-client, scheduler.conf, super-admin.conf)\n",
+      2, // kubeadm: unknown command "kubelet.conf" for "kubeadm certs renew" (cobra's usage error)
+      'error: unknown command "kubelet.conf" for "certs renew" (one of: all, admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client, controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server, front-proxy-client, scheduler.conf, super-admin.conf)\n',
     ],
     [["all", "apiserver"], 2, "error: all cannot be combined with certificate names\n"],
     [[], 2, "error: missing argument: all|NAME\n"],

@@ -738,7 +738,9 @@ const ROWS: Row[] = [
     argv: ["certs", "assemble", "--out-dir", EMPTY_DIR, "--ca", F.nodeCrt, F.nodeCrt],
     code: 3,
   },
-  // certs renew: 2 all mixed with names, a malformed --now; 1 nothing to renew, a bad config
+  // certs renew: 2 all mixed with names, a name kubeadm lacks, a malformed --now; 1 nothing to
+  // renew, a bad config
+  { what: "name", argv: ["certs", "renew", "kubelet.conf", "--out-dir", EMPTY_DIR], code: 2 },
   {
     what: "all mixed",
     argv: ["certs", "renew", "all", "apiserver", "--out-dir", EMPTY_DIR],
