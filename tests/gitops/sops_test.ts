@@ -16,6 +16,7 @@ import {
   sopsDecryptValue,
   sopsEncryptObject,
   sopsEncryptValue,
+  sopsStreamDocuments,
 } from "../../lib/gitops/sops.ts";
 import { type KubeObject, parseManifests, toYaml } from "../../lib/k8s/manifest.ts";
 import { ageOpen, fixture, FIXTURES, hasTool, seededRandom } from "./_helpers.ts";
@@ -225,4 +226,47 @@ Deno.test("goFormatFloatF() is Go 1.23's strconv.FormatFloat(f, 'f', -1, 64): so
     const back = sopsDecryptValue(enc, key, "data:x:");
     assert.ok(Object.is(back, f) || (Number.isNaN(back as number) && Number.isNaN(f)), String(f));
   }
+});
+
+Deno.test("sopsStreamDocuments(): one MAC only where sops could read the stream as one file", async () => {
+  const now = new Date("2026-01-01T00:00:00Z");
+  const key = await newSopsDataKey([R1], seededRandom("stream"));
+  const other = await newSopsDataKey([R1], seededRandom("other"));
+  const secret = (name: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: "ns" },
+    stringData: { p: name },
+  });
+  const a = sopsEncryptObject(secret("a"), key, now, seededRandom("a"));
+  const b = sopsEncryptObject(secret("b"), key, now, seededRandom("b"));
+  const role: KubeObject = { apiVersion: "v1", kind: "Role", metadata: { name: "r" }, rules: [] };
+  const cm: KubeObject = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "c" },
+    data: { k: "v" },
+  };
+  const mac = (d: KubeObject) => (d.sops as { mac: string } | undefined)?.mac;
+  const shared = sopsStreamDocuments([a, b, role]);
+  assert.equal(mac(shared[0]!), mac(shared[1]!));
+  assert.notEqual(mac(shared[0]!), mac(a));
+  assert.equal(shared[2], role);
+  // each document alone still decrypts (Flux, resource by resource, does not check the MAC) ...
+  assert.throws(() => sopsDecryptObject(shared[1]!, key.key), /MAC mismatch/);
+  // ... and the per-document MACs are kept where sops could not read the stream anyway
+  for (
+    const docs of [
+      [a, b, cm], // a clear object with data: sops would try to decrypt it
+      [role, a, b], // the first document has no metadata
+      [a, sopsEncryptObject(secret("c"), other, now)], // two data keys
+      [a, sopsEncryptObject(secret("c"), key, new Date("2026-01-02T00:00:00Z"))], // two instants
+      [a], // one document
+    ]
+  ) {
+    const out = sopsStreamDocuments(docs);
+    assert.deepEqual(out.map(mac), docs.map(mac));
+  }
+  // a single document keeps a MAC that sopsDecryptObject checks
+  assert.ok(sopsDecryptObject(a, key.key));
 });
