@@ -666,8 +666,10 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
             ca()!.certDer,
             kubeconfigServer(k, t.spec),
             opts.readFile,
+            { ca: ca()!.cert, now: currentTime },
           );
           if (r.warning) warnings.push(r.warning);
+          if (r.clientWarning) warnings.push(r.clientWarning);
           kcPlans.set(path, { keep: true });
           continue;
         } catch (e) {

@@ -14,7 +14,9 @@ import { Buffer } from "node:buffer";
 import { basicKubeconfig, type KubeconfigObject } from "../discovery/bootstrap_kubeconfig.ts";
 import { parseKubeconfig } from "../k8s/kubeconfig_read.ts";
 import { kubeconfigYaml } from "../k8s/kubeconfig_yaml.ts";
+import { type Cert, parseCertificateFrom } from "../pki/cert_info.ts";
 import { certificatesFromPem } from "../pki/certsource.ts";
+import { verify } from "../pki/x509_verify.ts";
 import { encodePem } from "../pki/pem.ts";
 import { InputError } from "../base/errors.ts";
 import {
@@ -142,6 +144,18 @@ export function kubeconfigText(
 export interface ExistingKubeconfig {
   /** A warning kubeadm prints (another server URL), if any. */
   warning?: string;
+  /**
+   * joinkit's warning when the current user's embedded client certificate
+   * does not verify against the CA at the given time (expired, another
+   * CA): kubeadm keeps such a file without looking.
+   */
+  clientWarning?: string;
+}
+
+/** The CA and instant to verify a kept kubeconfig's client certificate with. */
+export interface ClientCertCheck {
+  ca: Cert;
+  now: Date;
 }
 
 /**
@@ -161,6 +175,7 @@ export function checkExistingKubeconfig(
   caDer: Uint8Array,
   expectedServer: string,
   readFile?: (file: string) => Uint8Array,
+  client?: ClientCertCheck,
 ): ExistingKubeconfig {
   let cfg;
   try {
@@ -213,14 +228,34 @@ export function checkExistingKubeconfig(
       } exists but does not contain a trusted CA in its current context's cluster. Total CA certificates found: ${count}`,
     );
   }
+  const out: ExistingKubeconfig = {};
   if (cluster.server !== expectedServer) {
-    return {
-      warning: `a kubeconfig file ${
-        JSON.stringify(path)
-      } exists already but has an unexpected API Server URL: expected: ${expectedServer}, got: ${cluster.server}`,
-    };
+    out.warning = `a kubeconfig file ${
+      JSON.stringify(path)
+    } exists already but has an unexpected API Server URL: expected: ${expectedServer}, got: ${cluster.server}`;
   }
-  return {};
+  const userName = cfg.contextUsers.get(cfg.currentContext);
+  const user = cfg.users.find((u) => u.name === userName);
+  if (client && user && user.clientCertData.length) {
+    let why: string | undefined;
+    try {
+      const der = certificatesFromPem(Buffer.from(user.clientCertData).toString("utf8"), path);
+      const v = verify(parseCertificateFrom(der[0]!, path), {
+        roots: [client.ca],
+        intermediates: [],
+        currentTime: client.now,
+        keyUsages: ["ClientAuth"],
+      });
+      if (!v.ok) why = v.error;
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    if (why) {
+      out.clientWarning =
+        `${path}: kept, but its client certificate does not verify: ${why} (kubeadm keeps it too; joinkit certs renew makes a new one)`;
+    }
+  }
+  return out;
 }
 
 /** The PEM kubeadm embeds as `certificate-authority-data`: the CA's first certificate. */

@@ -892,3 +892,49 @@ Deno.test("buildControlPlanePki() warns that several nodes without controlPlaneE
   });
   assert.deepEqual(one.warnings.filter((w) => w.includes("controlPlaneEndpoint")), []);
 });
+
+Deno.test("buildControlPlanePki() keeps a kubeconfig whose client certificate does not verify, as kubeadm does, and says so", async () => {
+  const spec = controlPlanePkiSpec({
+    ...SAMPLE,
+    encryptionAlgorithm: "ECDSA-P256",
+    certificateValidityMs: 3_600_000,
+  });
+  const a = readTreeOf(await buildControlPlanePki({ spec, now: NOW, existing: new Map() }));
+  const b = readTreeOf(await buildControlPlanePki({ spec, now: NOW, existing: new Map() }));
+  const noLeaves = new Map(
+    [...a].filter(([f]) =>
+      f.endsWith(".conf") || /^pki\/(ca|front-proxy-ca|etcd\/ca|sa)\./.test(f)
+    ),
+  );
+  // Two hours later the kubeconfigs' client certificates have expired; the leaves are made anew.
+  const later = await buildControlPlanePki({
+    spec,
+    now: new Date(NOW.getTime() + 2 * 3_600_000),
+    existing: noLeaves,
+  });
+  const client = later.warnings.filter((w) => w.includes("client certificate"));
+  assert.equal(client.length, 5);
+  assert.match(
+    client[0]!,
+    /^admin\.conf: kept, but its client certificate does not verify: x509: certificate has expired or is not yet valid: .* \(kubeadm keeps it too; joinkit certs renew makes a new one\)$/,
+  );
+  assert.ok(later.lines.includes('[kubeconfig] Using existing kubeconfig file: "admin.conf"'));
+  // Another CA's client certificate under this CA's data.
+  const data = (m: Map<string, Uint8Array>) =>
+    /client-certificate-data: (\S+)/.exec(Buffer.from(m.get("admin.conf")!).toString("utf8"))![1]!;
+  const mixed = new Map(a);
+  mixed.set(
+    "admin.conf",
+    Buffer.from(Buffer.from(a.get("admin.conf")!).toString("utf8").replace(data(a), data(b))),
+  );
+  const now = await buildControlPlanePki({ spec, now: NOW, existing: mixed });
+  const other = now.warnings.filter((w) => w.includes("client certificate"));
+  assert.equal(other.length, 1);
+  assert.match(
+    other[0]!,
+    /^admin\.conf: kept, but its client certificate does not verify: x509: certificate signed by unknown authority/,
+  );
+  // A sound tree: no such warning.
+  const fine = await buildControlPlanePki({ spec, now: NOW, existing: a });
+  assert.deepEqual(fine.warnings.filter((w) => w.includes("client certificate")), []);
+});
