@@ -260,6 +260,15 @@ Examples:
         throw new InputError(`${file}: not a regular file`);
       }
       existing.set(file, readInput(file).bytes);
+      // A kept secret that others can read (copied without -p, a loose umask): kubeadm writes
+      // these 0600 and never looks again; say so.
+      if (st.isFile() && /\.(key|conf)$/.test(file) && (st.mode & 0o077) !== 0) {
+        ctx.stderr(
+          `WARNING: ${file} is readable or writable by group or others (mode ${
+            (st.mode & 0o777).toString(8).padStart(4, "0")
+          }); kubeadm writes it 0600`,
+        );
+      }
     }
     const pki = await buildControlPlanePki({
       spec,

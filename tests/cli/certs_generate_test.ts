@@ -715,3 +715,36 @@ Deno.test("CLI certs generate refuses --etcd-ca with etcd.external (it would be 
   );
   assert.equal(fs.existsSync(out), false);
 });
+
+Deno.test("CLI certs generate warns when a kept key or kubeconfig is open to group or others", async () => {
+  const out = fresh();
+  const args = [
+    "certs",
+    "generate",
+    "--node-name",
+    "cp-1",
+    "--apiserver-advertise-address",
+    "10.0.0.10",
+    "--encryption-algorithm",
+    "ECDSA-P256",
+    "--out-dir",
+    out,
+    ...NOW,
+  ];
+  assert.equal((await runCli(args)).code, 0);
+  const quiet = await runCli(args);
+  assert.doesNotMatch(quiet.stderr, /WARNING/);
+  fs.chmodSync(path.join(out, "pki/ca.key"), 0o644);
+  fs.chmodSync(path.join(out, "admin.conf"), 0o640);
+  fs.chmodSync(path.join(out, "pki/ca.crt"), 0o666); // not a secret: no warning
+  const r = await runCli(args);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stderr.split("\n").filter((l) => l.startsWith("WARNING")), [
+    `WARNING: ${
+      path.join(out, "pki/ca.key")
+    } is readable or writable by group or others (mode 0644); kubeadm writes it 0600`,
+    `WARNING: ${
+      path.join(out, "admin.conf")
+    } is readable or writable by group or others (mode 0640); kubeadm writes it 0600`,
+  ]);
+});
