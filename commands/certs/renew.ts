@@ -57,6 +57,11 @@ without embedded CA or client certificate (kubeadm's texts). Renewing replaces
 keys: that is what it is asked to do, so no --force is needed; files are
 replaced atomically.
 
+Several control-plane nodes: when DIR holds no tree but node directories
+(DIR/<node>/pki/ca.crt, as 'certs generate' and 'certs generate-csr' write
+for several nodes), each is renewed, its lines prefixed with '<node>: ';
+every node is checked before anything is written.
+
 Usage:
   joinkit certs renew all|NAME... --out-dir DIR [--config FILE]
 
@@ -97,23 +102,57 @@ Examples:
     }
     const { controlPlanePkiSpec } = await import("../../lib/phases/certlist.ts");
     const { renewCertificates } = await import("../../lib/phases/renew.ts");
-    const r = await renewCertificates({
-      names: ctx.args,
-      existing: readTree(outDir, treePaths()),
-      spec: spec ?? controlPlanePkiSpec({}),
-      now: ctx.now,
-    });
+    // DIR is one tree, or holds the node directories of a several-node run (DIR/<node>/pki, …).
+    const top = readTree(outDir, treePaths());
+    const nodes = top.size ? [] : nodeDirectories(outDir);
+    const trees = nodes.length
+      ? nodes.map((n) => ({
+        prefix: `${n}/`,
+        existing: readTree(path.join(outDir, n), treePaths()),
+      }))
+      : [{ prefix: "", existing: top }];
+    // Every tree is checked before anything is written.
+    const results = [];
+    for (const t of trees) {
+      results.push({
+        prefix: t.prefix,
+        r: await renewCertificates({
+          names: ctx.args,
+          existing: t.existing,
+          spec: spec ?? controlPlanePkiSpec({}),
+          now: ctx.now,
+        }),
+      });
+    }
     writeFilesAtomic(
-      r.files.map((f) => ({
-        path: path.join(outDir, f.path),
-        data: f.data,
-        mode: f.mode,
-        root: outDir,
-      })),
+      results.flatMap(({ prefix, r }) =>
+        r.files.map((f) => ({
+          path: path.join(outDir, prefix + f.path),
+          data: f.data,
+          mode: f.mode,
+          root: outDir,
+        }))
+      ),
       true,
     );
-    for (const l of r.lines) ctx.stderr(l);
-    if (r.renewed.length === 0) {
+    const renewed = results.reduce((n, { r }) => n + r.renewed.length, 0);
+    if (!nodes.length) { for (const l of results[0]!.r.lines) ctx.stderr(l); }
+    else {
+      // kubeadm's lines per node, prefixed with it; the closing lines once.
+      for (const { prefix, r } of results) {
+        for (const l of r.lines) {
+          if (l !== "" && !l.startsWith("Done renewing")) {
+            ctx.stderr(`${prefix.slice(0, -1)}: ${l}`);
+          }
+        }
+      }
+      const done = results.flatMap(({ r }) => r.lines).find((l) => l.startsWith("Done renewing"));
+      if (done) {
+        ctx.stderr("");
+        ctx.stderr(done);
+      }
+    }
+    if (renewed === 0) {
       // kubeadm exits 0 here; a pipeline would take that for a renewal.
       throw new InputError(
         `nothing renewed: no certificate of ${ctx.args.join(", ")} under ${outDir}`,
@@ -121,3 +160,12 @@ Examples:
     }
   },
 };
+
+/** The subdirectories of `dir` that hold a kubeadm tree (`<node>/pki/ca.crt`), sorted; links are not followed. */
+function nodeDirectories(dir: string): string[] {
+  const fs = nodeFs();
+  return fs.readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "pki", "ca.crt")))
+    .map((e) => e.name)
+    .sort();
+}

@@ -174,3 +174,51 @@ Deno.test("CLI certs check-expiration --config and doctor name each drift with t
     `${dir}/pki/front-proxy-client.crt: kubeadm PKI: subject: pki: subject is CN=kube-apiserver-kubelet-client, O=kubeadm:cluster-admins, kubeadm's is CN=front-proxy-client`,
   ]);
 });
+
+Deno.test("CLI certs renew over a several-node directory renews each node (lines prefixed with it); one node it cannot renew refuses the run, nothing written", async () => {
+  const ha = fresh();
+  const g = await runCli([
+    ...["certs", "generate", "--config", CONFIG, "--out-dir", ha],
+    ...["--node", "cp-1=10.0.0.11", "--node", "cp-2=10.0.0.12", "--now", "2026-01-01T00:00:00Z"],
+  ]);
+  assert.equal(g.code, 0, g.stderr);
+  const before = snapshot(ha);
+  const r = await runCli([
+    ...["certs", "renew", "apiserver", "admin.conf", "--out-dir", ha, "--config", CONFIG],
+    ...["--now", "2026-06-01T00:00:00Z"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    [
+      "cp-1: certificate for serving the Kubernetes API renewed",
+      "cp-1: certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself renewed",
+      "cp-2: certificate for serving the Kubernetes API renewed",
+      "cp-2: certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself renewed",
+      "",
+    ].join("\n"),
+  );
+  const after = snapshot(ha);
+  const changed = [...after.keys()].filter((p) => after.get(p) !== before.get(p)).sort();
+  assert.deepEqual(changed, [
+    "cp-1/admin.conf",
+    "cp-1/pki/apiserver.crt",
+    "cp-1/pki/apiserver.key",
+    "cp-2/admin.conf",
+    "cp-2/pki/apiserver.crt",
+    "cp-2/pki/apiserver.key",
+  ]);
+  // cp-2's CA key gone (external CA there): kubeadm's refusal, and cp-1 is not renewed either.
+  fs.rmSync(path.join(ha, "cp-2", "pki", "ca.key"));
+  const now = snapshot(ha);
+  const ext = await runCli(["certs", "renew", "apiserver", "--out-dir", ha, ...[
+    "--config",
+    CONFIG,
+  ]]);
+  assert.equal(ext.code, 1);
+  assert.equal(
+    ext.stderr,
+    "error: Detected external ca, certificate for serving the Kubernetes API can't be renewed\n",
+  );
+  assert.deepEqual(snapshot(ha), now);
+});
