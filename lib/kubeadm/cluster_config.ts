@@ -290,8 +290,8 @@ export function decodeClusterConfiguration(
     {};
   const featureGates: Record<string, boolean> = {};
   for (const k of Object.keys(gatesO)) {
-    const b = r.bool(gatesO[k], `featureGates.${k}`);
-    if (b !== undefined) featureGates[k] = b;
+    // encoding/json stores a null map value as the zero value: `Gate: ~` is the gate set false.
+    featureGates[k] = r.bool(gatesO[k], `featureGates.${k}`) ?? false;
   }
 
   return {

@@ -226,3 +226,13 @@ caCertificateValidityPeriod: 8760h
   assert.equal(c.localAPIEndpoint.advertiseAddress, "10.0.0.5");
   assert.equal(c.cluster.networking.dnsDomain, "prod.local");
 });
+
+Deno.test("decodeClusterConfiguration() keeps a feature gate given as null, set false (encoding/json's zero value), as kubeadm does", async () => {
+  const { decodeClusterConfiguration } = await import("../../lib/kubeadm/cluster_config.ts");
+  const { DocReader } = await import("../../lib/kubeadm/api.ts");
+  const [doc] = parseManifests(
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nfeatureGates: {PublicKeysECDSA: null, RootlessControlPlane: true}\n",
+  );
+  const c = decodeClusterConfiguration(new DocReader("f"), doc, "v1beta4");
+  assert.deepEqual(c.featureGates, { PublicKeysECDSA: false, RootlessControlPlane: true });
+});
