@@ -7,13 +7,14 @@
  */
 
 import * as path from "node:path";
-import { InputError, UsageError } from "../../lib/base/errors.ts";
+import { CheckError, InputError, UsageError } from "../../lib/base/errors.ts";
 import type { CaName } from "../../lib/phases/certs.ts";
 import type { SignedInput } from "../../lib/phases/external_ca.ts";
 import { type Command, EXIT_CODES } from "../_command.ts";
 import { flagBool, flagSet, flagString, requireOutDir } from "../_flags.ts";
 import { ensureDir, readInput, readInputs, writeFilesAtomic } from "../_io.ts";
-import { specForNode } from "../../lib/phases/certlist.ts";
+import { type ControlPlanePkiSpec, specForNode } from "../../lib/phases/certlist.ts";
+import { nodeFs } from "../_read.ts";
 import { nodeFlags, readPkiConfig, readTree, treePaths } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs assemble", [
@@ -22,7 +23,7 @@ const FLAGS = flagSet("certs assemble", [
   ["node-name", "override nodeRegistration.name"],
   [
     "node",
-    "NAME=ADDRESS: DIR is this node's directory of a several-node generate-csr\n(overrides the file's name and advertise address)",
+    "NAME=ADDRESS: a node of a several-node generate-csr (DIR itself or\nDIR/NAME): overrides the file's name and advertise address; repeatable",
   ],
   ["ca", "the cluster CA certificate (else DIR/pki/ca.crt); copied to DIR/pki"],
   ["front-proxy-ca", "the front-proxy CA certificate (else DIR/pki/front-proxy-ca.crt)"],
@@ -67,15 +68,19 @@ client-certificate-data (0600); kubeconfigs keep everything else. Run again,
 it writes nothing. 'kubeadm init phase certs all' then says "Using existing"
 for every file, and 'kubeadm init' runs in external-CA mode.
 
-Several control-plane nodes: run it on each node directory of a several-node
-'certs generate-csr' with that node's signed certificates (sign-csr's
---out-dir/<node>), and with --config give the node as --node NAME=ADDRESS so
-that its kubeconfigs' servers and kubelet.conf's user are judged as its own.
+Several control-plane nodes: when DIR holds the node directories of a
+several-node 'certs generate-csr' (DIR/<node>/pki), each node is assembled
+from SIGNED/<node> (sign-csr's layout; default: its own directory), every
+node checked before anything is written, lines prefixed with '<node>: '.
+With --config, give each node's address as --node NAME=ADDRESS (repeatable),
+so that its kubeconfigs' servers and kubelet.conf's user are judged as its
+own. One node directory can also be assembled alone (DIR=HA/NAME, with
+--node NAME=ADDRESS).
 
 Usage:
   joinkit certs assemble --out-dir DIR [--config FILE] [--ca ca.crt] [SIGNED...]
-  joinkit certs assemble --out-dir HA/NAME --config FILE --node NAME=ADDRESS
-    [--ca ca.crt ...] SIGNED/NAME
+  joinkit certs assemble --out-dir HA [--config FILE --node NAME=ADDRESS...]
+    [--ca ca.crt ...] [SIGNED]
 
 ${FLAGS.help}
 Lifetimes are judged at the global --now (default: the system time).
@@ -96,31 +101,19 @@ Examples:
   async run(ctx) {
     const outDir = requireOutDir(ctx.flags);
     const force = flagBool(ctx.flags, "force");
-    const node = nodeFlags(ctx);
-    if (node.length > 1) throw new UsageError("--node given more than once: DIR is one node's");
+    const listed = nodeFlags(ctx);
     const nameFlag = flagString(ctx.flags, "node-name");
-    if (node.length && nameFlag !== undefined) {
+    if (listed.length && nameFlag !== undefined) {
       throw new UsageError("--node and --node-name both name the node: give one");
     }
     if (flagString(ctx.flags, "config") === undefined) {
       if (nameFlag !== undefined) {
         throw new UsageError("--node-name overrides --config's name: give --config");
       }
-      if (node.length) throw new UsageError("--node overrides --config's node: give --config");
+      if (listed.length) throw new UsageError("--node overrides --config's node: give --config");
     }
-    let spec = await readPkiConfig(ctx, false);
-    // One node directory of a several-node generate-csr: its name and address, the file's rest.
-    if (spec && node[0]) spec = specForNode(spec, node[0].name, node[0].advertiseAddress);
+    const spec = await readPkiConfig(ctx, false);
     const { assembleExternalCa } = await import("../../lib/phases/external_ca.ts");
-    const existing = readTree(outDir, treePaths());
-    const signed: SignedInput[] = readInputs(ctx.args.length ? ctx.args : [outDir]).map((i) => ({
-      source: i.name,
-      text: i.text,
-    }));
-    // SIGNED given but holding no certificate: nothing to assemble (a wrong path, an empty copy).
-    if (ctx.args.length && !signed.some((s) => s.text.includes("-----BEGIN CERTIFICATE-----"))) {
-      throw new InputError(`${ctx.args.join(", ")}: no certificate found`);
-    }
     const cas: Partial<Record<CaName, SignedInput>> = {};
     for (const name of ["ca", "front-proxy-ca", "etcd-ca"] as CaName[]) {
       const f = flagString(ctx.flags, name);
@@ -129,29 +122,103 @@ Examples:
         cas[name] = { source: i.name, text: i.text };
       }
     }
-    const r = assembleExternalCa({
-      existing,
-      signed,
-      cas,
-      now: ctx.now,
-      force,
-      ...(spec ? { spec } : {}),
-    });
-    for (const w of r.warnings) ctx.stderr(w);
-    for (const d of new Set(r.files.map((f) => path.dirname(path.join(outDir, f.path))))) {
-      ensureDir(d, 0o755, outDir);
+    // DIR is one tree, or holds the node directories of a several-node generate-csr.
+    const top = readTree(outDir, treePaths());
+    const nodes = top.size ? [] : nodeDirectories(outDir);
+    const jobs: { prefix: string; existing: Map<string, Uint8Array>; sources: string[] }[] = [];
+    const specs = new Map<string, ControlPlanePkiSpec | undefined>();
+    if (nodes.length === 0) {
+      if (listed.length > 1) throw new UsageError("--node given more than once: DIR is one node's");
+      jobs.push({ prefix: "", existing: top, sources: ctx.args.length ? ctx.args : [outDir] });
+      // One node directory: its name and address, the file's rest.
+      specs.set(
+        "",
+        spec && listed[0] ? specForNode(spec, listed[0].name, listed[0].advertiseAddress) : spec,
+      );
+    } else {
+      if (nameFlag !== undefined) {
+        throw new UsageError(
+          `--node-name names one node: ${outDir} holds node directories (give --node NAME=ADDRESS for each)`,
+        );
+      }
+      const byName = new Map(listed.map((n) => [n.name, n]));
+      if (spec) {
+        const missing = nodes.find((n) => !byName.has(n));
+        if (missing !== undefined) {
+          throw new UsageError(
+            `--config with node directories: give --node ${missing}=ADDRESS (its advertise address) for ${outDir}/${missing}`,
+          );
+        }
+      }
+      const stray = listed.find((n) => !nodes.includes(n.name));
+      if (stray) throw new InputError(`${outDir}/${stray.name}: no such node directory (--node)`);
+      for (const n of nodes) {
+        // Each node's signed certificates: SIGNED/<node> (sign-csr's layout), or its own directory.
+        const sources = ctx.args.length
+          ? ctx.args.map((a) => path.join(a, n)).filter((d) => nodeFs().existsSync(d))
+          : [path.join(outDir, n)];
+        if (sources.length === 0) {
+          throw new InputError(`${ctx.args.join(", ")}: no directory ${n}/ of signed certificates`);
+        }
+        jobs.push({
+          prefix: `${n}/`,
+          existing: readTree(path.join(outDir, n), treePaths()),
+          sources,
+        });
+        const node = byName.get(n);
+        specs.set(
+          `${n}/`,
+          spec && node ? specForNode(spec, node.name, node.advertiseAddress) : undefined,
+        );
+      }
     }
-    // Certificates and kubeconfigs that exist are replaced only after every check passed.
-    writeFilesAtomic(
-      r.files.map((f) => ({
-        path: path.join(outDir, f.path),
-        data: f.data,
-        mode: f.mode,
-        root: outDir,
-      })),
-      true,
+    // Every tree is checked before anything is written.
+    const done = jobs.map(({ prefix, existing, sources }) => {
+      const signed: SignedInput[] = readInputs(sources).map((i) => ({
+        source: i.name,
+        text: i.text,
+      }));
+      // SIGNED given but holding no certificate: nothing to assemble (a wrong path, an empty copy).
+      if (ctx.args.length && !signed.some((s) => s.text.includes("-----BEGIN CERTIFICATE-----"))) {
+        throw new InputError(`${sources.join(", ")}: no certificate found`);
+      }
+      const nodeSpec = specs.get(prefix);
+      try {
+        const r = assembleExternalCa({
+          existing,
+          signed,
+          cas,
+          now: ctx.now,
+          force,
+          ...(nodeSpec ? { spec: nodeSpec } : {}),
+        });
+        return { prefix, r };
+      } catch (e) {
+        // Name the node directory; the class (exit code) stays.
+        if (prefix && e instanceof CheckError) throw new CheckError(`${prefix}${e.message}`);
+        if (prefix && e instanceof InputError) throw new InputError(`${prefix}${e.message}`);
+        throw e;
+      }
+    });
+    const files = done.flatMap(({ prefix, r }) =>
+      r.files.map((f) => ({ ...f, path: path.join(outDir, prefix + f.path) }))
     );
-    for (const l of r.lines) ctx.stderr(l);
-    ctx.stderr(`wrote ${r.files.length} file(s) under ${outDir}`);
+    const label = (prefix: string, l: string) => (prefix ? `${prefix.slice(0, -1)}: ${l}` : l);
+    for (const { prefix, r } of done) for (const w of r.warnings) ctx.stderr(label(prefix, w));
+    for (const d of new Set(files.map((f) => path.dirname(f.path)))) ensureDir(d, 0o755, outDir);
+    // Certificates and kubeconfigs that exist are replaced only after every check passed.
+    writeFilesAtomic(files.map((f) => ({ ...f, root: outDir })), true);
+    for (const { prefix, r } of done) for (const l of r.lines) ctx.stderr(label(prefix, l));
+    ctx.stderr(`wrote ${files.length} file(s) under ${outDir}`);
   },
 };
+
+/** The subdirectories of `dir` holding a generate-csr tree (`<node>/pki/`), sorted; links are not followed. */
+function nodeDirectories(dir: string): string[] {
+  const fs = nodeFs();
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return [];
+  return fs.readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "pki")))
+    .map((e) => e.name)
+    .sort();
+}

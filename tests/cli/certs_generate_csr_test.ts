@@ -486,6 +486,33 @@ Deno.test("CLI certs generate-csr for several nodes (--node and a NODES file): e
     ...NOW,
   ]);
   assert.equal(wrong.code, 1, "cp-2's certificates match no key of cp-3");
+  // The whole HA directory in one run: each node with SIGNED/<node>; with --config, each node's
+  // address by --node (missing one: a usage error naming it).
+  const whole = ["certs", "assemble", "--out-dir", ha, ...caFlags(false), "--config", ECDSA];
+  const noAddr = await runCli([...whole, "--node", "cp-1=10.0.0.11", signed, ...NOW]);
+  assert.equal(noAddr.code, 2);
+  assert.equal(
+    noAddr.stderr,
+    `error: --config with node directories: give --node cp-2=ADDRESS (its advertise address) for ${ha}/cp-2\n`,
+  );
+  const all = await runCli([
+    ...whole,
+    ...["--node", "cp-1=10.0.0.11", "--node", "cp-2=10.0.0.12", "--node", "cp-3=10.0.0.13"],
+    ...[signed, ...NOW],
+  ]);
+  assert.equal(all.code, 0, all.stderr);
+  const allLines = all.stderr.trimEnd().split("\n");
+  assert.equal(allLines.at(-1), `wrote 30 file(s) under ${ha}`); // cp-1 and cp-3; cp-2 was done
+  assert.ok(
+    allLines.includes("cp-2: [certs] Using existing apiserver certificate and key on disk"),
+  );
+  assert.ok(
+    allLines.includes(
+      "cp-3: [certs] pki/apiserver.crt: " + path.join(signed, "cp-3/pki/apiserver.crt"),
+    ),
+    all.stderr,
+  );
+  assert.equal(allLines.filter((l) => !/^cp-\d: \[/.test(l)).length, 1, all.stderr); // no warning
   const rn = await runCli(["certs", "renew", "apiserver", "--out-dir", node2, ...NOW]);
   // An assembled tree holds no CA key: kubeadm's refusal (external CA), per node.
   assert.equal(rn.code, 1);
