@@ -666,7 +666,12 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
             ca()!.certDer,
             kubeconfigServer(k, t.spec),
             opts.readFile,
-            { ca: ca()!.cert, now: currentTime },
+            {
+              ca: ca()!.cert,
+              now: currentTime,
+              commonName: kubeconfigUser(k, t.spec),
+              organization: k.organization,
+            },
           );
           if (r.warning) warnings.push(r.warning);
           if (r.clientWarning) warnings.push(r.clientWarning);

@@ -152,10 +152,13 @@ export interface ExistingKubeconfig {
   clientWarning?: string;
 }
 
-/** The CA and instant to verify a kept kubeconfig's client certificate with. */
+/** The CA and instant to verify a kept kubeconfig's client certificate with, and its identity. */
 export interface ClientCertCheck {
   ca: Cert;
   now: Date;
+  /** The subject kubeadm would give it now (CN = the user, O = its groups). */
+  commonName: string;
+  organization: readonly string[];
 }
 
 /**
@@ -240,13 +243,23 @@ export function checkExistingKubeconfig(
     let why: string | undefined;
     try {
       const der = certificatesFromPem(Buffer.from(user.clientCertData).toString("utf8"), path);
-      const v = verify(parseCertificateFrom(der[0]!, path), {
+      const leaf = parseCertificateFrom(der[0]!, path);
+      const v = verify(leaf, {
         roots: [client.ca],
         intermediates: [],
         currentTime: client.now,
         keyUsages: ["ClientAuth"],
       });
       if (!v.ok) why = v.error;
+      else {
+        // Another identity (a renamed node's kubelet.conf): the API server would see the old one.
+        const got = subjectText(leaf.subject.commonName, leaf.subject.organization);
+        const want = subjectText(client.commonName, client.organization);
+        if (got !== want) {
+          out.clientWarning =
+            `${path}: kept, but its client certificate is ${got}, not the configuration's ${want} (kubeadm keeps it too; remove the file to have it made anew)`;
+        }
+      }
     } catch (e) {
       why = (e as Error).message;
     }
@@ -256,6 +269,10 @@ export function checkExistingKubeconfig(
     }
   }
   return out;
+}
+
+function subjectText(cn: string, o: readonly string[]): string {
+  return [...o.map((x) => `O=${x}`), `CN=${cn}`].join(", ");
 }
 
 /** The PEM kubeadm embeds as `certificate-authority-data`: the CA's first certificate. */

@@ -937,4 +937,13 @@ Deno.test("buildControlPlanePki() keeps a kubeconfig whose client certificate do
   // A sound tree: no such warning.
   const fine = await buildControlPlanePki({ spec, now: NOW, existing: a });
   assert.deepEqual(fine.warnings.filter((w) => w.includes("client certificate")), []);
+  // The node renamed: kubelet.conf still speaks for the old node.
+  const renamed = await buildControlPlanePki({
+    spec: { ...spec, nodeName: "cp-9" },
+    now: NOW,
+    existing: a,
+  });
+  assert.deepEqual(renamed.warnings.filter((w) => w.includes("client certificate")), [
+    "kubelet.conf: kept, but its client certificate is O=system:nodes, CN=system:node:cp-1, not the configuration's O=system:nodes, CN=system:node:cp-9 (kubeadm keeps it too; remove the file to have it made anew)",
+  ]);
 });
