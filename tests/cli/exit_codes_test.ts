@@ -648,6 +648,14 @@ const ROWS: Row[] = [
   { what: "format", argv: ["certs", "generate", "--out-dir", out("cg"), "-o", "xml"], code: 2 },
   { what: "node", argv: ["certs", "generate", "--out-dir", out("cg"), "--node", "x"], code: 2 },
   {
+    what: "CIDR",
+    argv: [
+      ...["certs", "generate", "--out-dir", out("cg"), "--service-cidr", "notacidr"],
+      ...["--node-name", "cp-1", "--apiserver-advertise-address", "10.0.0.10"],
+    ],
+    code: 2,
+  },
+  {
     what: "duration",
     argv: ["certs", "generate", "--out-dir", out("cg"), "--certificate-validity-period", "1y"],
     code: 2,
