@@ -833,6 +833,9 @@ export function writeFilesAtomic(files: readonly OutputFile[], force: boolean): 
         // write(2) may write less than asked: loop, or a short file would be moved into place.
         for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off, data.length - off);
         fs.fsyncSync(fd);
+      } catch (err) {
+        // A full disk or an I/O error: one line naming the file (the temporaries are removed below).
+        throw describe(err, f.path);
       } finally {
         fs.closeSync(fd);
       }

@@ -57,6 +57,12 @@ export function describeIoError(err: unknown, name: string): InputError {
     ? "not a directory"
     : code === "EEXIST"
     ? "already exists"
+    : code === "ENOSPC"
+    ? "no space left on device"
+    : code === "EROFS"
+    ? "read-only file system"
+    : code === "EDQUOT"
+    ? "disk quota exceeded"
     : (err instanceof Error ? err.message.split("\n")[0] : String(err));
   return new InputError(`${name}: ${why}`);
 }

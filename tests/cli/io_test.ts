@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import process from "node:process";
 import { ensureDir, readInputs, walkFiles, writeFilesAtomic } from "../../commands/_io.ts";
-import { readInput } from "../../commands/_read.ts";
+import { describeIoError, readInput } from "../../commands/_read.ts";
 import { InputError } from "../../lib/base/errors.ts";
-import { tempDir } from "../_cli.ts";
+import { runCli, tempDir } from "../_cli.ts";
+import { execFileSync } from "node:child_process";
 
 Deno.test("writeFilesAtomic() writes every file with its mode and leaves no temp files", () => {
   const { dir, cleanup } = tempDir();
@@ -150,5 +152,67 @@ Deno.test("walkFiles() walks a directory reached again through a link once: a lo
     assert.deepEqual(skipped, []);
   } finally {
     cleanup();
+  }
+});
+
+Deno.test("describeIoError() names the file and says why in words for a full disk, a read-only or over-quota file system", () => {
+  for (
+    const [code, why] of [
+      ["ENOSPC", "no space left on device"],
+      ["EROFS", "read-only file system"],
+      ["EDQUOT", "disk quota exceeded"],
+      ["ENOENT", "no such file or directory"],
+    ]
+  ) {
+    const err = Object.assign(new Error(`${code}: raw text, write`), { code });
+    const e = describeIoError(err, "out/pki/ca.key");
+    assert.ok(e instanceof InputError);
+    assert.equal(e.message, `out/pki/ca.key: ${why}`);
+  }
+});
+
+Deno.test("CLI a full disk is one line naming the file, exit 1, and no file left behind (a 16 KiB tmpfs; root only)", async () => {
+  const t = tempDir("joinkit-io-full-");
+  const mnt = path.join(t.dir, "tiny");
+  fs.mkdirSync(mnt);
+  try {
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt], { stdio: "ignore" });
+    } catch {
+      process.stderr.write(
+        "full-disk test skipped: cannot mount a tmpfs here (needs root and mount(8))\n",
+      );
+      return;
+    }
+    try {
+      const out = path.join(mnt, "o");
+      const r = await runCli([
+        "certs",
+        "generate",
+        "--out-dir",
+        out,
+        "--node-name",
+        "cp-1",
+        "--apiserver-advertise-address",
+        "10.0.0.5",
+        "--encryption-algorithm",
+        "ECDSA-P256",
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^error: \S+: no space left on device\n$/);
+      const left: string[] = [];
+      const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory()) walk(path.join(d, e.name));
+          else left.push(path.join(d, e.name));
+        }
+      };
+      walk(mnt);
+      assert.deepEqual(left, []);
+    } finally {
+      execFileSync("umount", [mnt]);
+    }
+  } finally {
+    t.cleanup();
   }
 });
