@@ -81,6 +81,17 @@ import {
 const text = (b: Uint8Array) => Buffer.from(b).toString("utf8");
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 
+/**
+ * A kubeconfig's server in external-CA mode. kubeadm v1.32.5's `certs generate-csr` and its
+ * external-CA check at `init` (`ValidateKubeconfigsForExternalCA`) both put kubelet.conf on the
+ * control-plane endpoint even with the `ControlPlaneKubeletLocalMode` gate (only `init phase
+ * kubeconfig` honours the gate), so joinkit writes and expects what kubeadm does there
+ * (tests/fixtures/kubeadm_pki/external_ca/kubelet_local_mode.json).
+ */
+function externalCaKubeconfigServer(k: KubeconfigSpec, spec: ControlPlanePkiSpec): string {
+  return kubeconfigServer(k, { ...spec, kubeletLocalMode: false });
+}
+
 /** The leaves of kubeadm's cert list (what `generate-csr` makes a key and CSR for, etcd included). */
 export function csrLeaves(): CertSpec[] {
   return CERT_LIST.filter((c) => c.caName !== undefined);
@@ -215,7 +226,7 @@ export async function generateKeysAndCsrs(opts: GenerateCsrOptions): Promise<Gen
       ips: [],
     });
     const kc = basicKubeconfig(
-      kubeconfigServer(k, spec),
+      externalCaKubeconfigServer(k, spec),
       new Uint8Array(),
       spec.clusterName,
       user,
@@ -831,7 +842,7 @@ export function assembleExternalCa(opts: AssembleOptions): AssembledTree {
       );
     }
     if (opts.spec) {
-      const server = kubeconfigServer(k, opts.spec);
+      const server = externalCaKubeconfigServer(k, opts.spec);
       if (parts.cluster.server !== server) {
         warnings.push(
           `a kubeconfig file ${

@@ -298,7 +298,7 @@ Deno.test("CLI certs sign-csr signs with each CA as kubeadm does (openssl verify
   );
 });
 
-Deno.test("CLI certs generate-csr with the ControlPlaneKubeletLocalMode and PublicKeysECDSA gates: kubeadm v1.32.5's servers and key type; kubelet.conf at the local endpoint as kubeadm init writes it", async () => {
+Deno.test("CLI certs generate-csr with the ControlPlaneKubeletLocalMode and PublicKeysECDSA gates: kubeadm v1.32.5's generate-csr servers (kubelet.conf on the control-plane endpoint) and key type", async () => {
   const judged = JSON.parse(
     fs.readFileSync(path.join(FIXTURES, "external_ca", "kubelet_local_mode.json"), "utf8"),
   ) as {
@@ -316,13 +316,11 @@ Deno.test("CLI certs generate-csr with the ControlPlaneKubeletLocalMode and Publ
     if (want.pemType) assert.equal(text.split("\n")[0], want.pemType, file); // the gate: P-256
     if (!want.server) continue;
     const server = /server: (\S+)/.exec(text)?.[1];
-    // kubeadm's generate-csr leaves kubelet.conf on the control-plane endpoint; with the gate,
-    // kubeadm init points it at the node's own API server, and so does joinkit (docs/kubeadm-pki.md).
-    const expected = file === "kubelet.conf"
-      ? judged.init_phase_kubeconfig["kubelet.conf"]!.server
-      : want.server;
-    assert.equal(server, expected, file);
+    // kubeadm's generate-csr leaves kubelet.conf on the control-plane endpoint even with the gate
+    // (only init phase kubeconfig honours it), and its external-CA check at init expects that.
+    assert.equal(server, want.server, file);
   }
+  assert.equal(judged.generate_csr["kubelet.conf"]!.server, "https://cp.example.com:6443");
   assert.equal(judged.init_phase_kubeconfig["kubelet.conf"]!.server, "https://10.0.0.10:6443");
 });
 
