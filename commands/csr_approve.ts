@@ -71,7 +71,9 @@ Each is judged on its own:
     group the policy binds (default: system:nodes or system:masters for
     selfnodeclient; system:bootstrappers:kubeadm:default-node-token or
     system:masters for nodeclient). Reason "AutoApproved".
-  - other signers, and CSRs already Approved, Denied or issued: left as is.
+  - other signers, and CSRs already Approved, Denied or issued: left as is;
+    conditions kube-apiserver would not store (Approved or Denied not "True",
+    both, a type twice) are refused with its text (exit 3), left as is.
 A CSR the policy refuses stays pending, with one stderr line giving upstream's
 reason; with --deny it gets the Denied condition (kubelet-csr-approver's,
 or kubectl certificate deny's for client CSRs), except under

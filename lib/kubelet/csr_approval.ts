@@ -24,6 +24,7 @@ import { type Csr, NOT_A_CSR, parseCsrDer } from "./csr.ts";
 import { type CsrObject, readCsrObject, storedCondition, withStatus } from "./csr_object.ts";
 import type { KubeObject } from "../k8s/manifest.ts";
 import { isObject } from "../base/object.ts";
+import { invalidMessage, objectNameForErrors, validateConditions } from "./csr_validation.ts";
 import { decodePem } from "../pki/pem.ts";
 import {
   KUBELET_CLIENT_SIGNER,
@@ -237,6 +238,16 @@ export function decideApproval(c: CsrObject, p: ApprovalPolicy): ApprovalDecisio
     return {
       action: "skip",
       reason: `signer ${JSON.stringify(c.signerName)} is handled by neither approver`,
+    };
+  }
+  // Conditions kube-apiserver would never have stored (Approved "False", both Approved and
+  // Denied, a type twice): no approver ever sees such an object. It stays as it is, refused
+  // with the API server's text, as csr sign refuses it (was: skipped as decided, exit 0).
+  const invalid = validateConditions(c.conditions);
+  if (invalid.length) {
+    return {
+      action: "pending",
+      reason: invalidMessage(objectNameForErrors(c.metadataName, c.generateName), invalid),
     };
   }
   if (decided(c) || c.certificate !== "") return { action: "skip" };

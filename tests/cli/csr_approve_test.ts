@@ -321,3 +321,25 @@ Deno.test("CLI csr approve --policy FILE that is not valid UTF-8 is bad input (e
   assert.equal(ok.code, 3, ok.stderr);
   assert.match(ok.stderr, /not allowed by the Cloud provider regex/);
 });
+
+Deno.test("CLI csr approve refuses an object whose conditions kube-apiserver would not store (exit 3, output unchanged)", async () => {
+  const both = {
+    ...good,
+    status: {
+      conditions: [
+        { type: "Approved", status: "True", reason: "r", message: "m" },
+        { type: "Denied", status: "True", reason: "r", message: "m" },
+      ],
+    },
+  };
+  fs.writeFileSync(p("both.yaml"), toYaml(both));
+  const r = await runCli(["csr", "approve", p("both.yaml"), ...POLICY]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.equal(
+    r.stderr,
+    `error: ${
+      p("both.yaml")
+    } (serving-good): not approved: CertificateSigningRequest.certificates.k8s.io "serving-good" is invalid: status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive\n`,
+  );
+  assert.deepEqual(parseManifests(r.stdout)[0], both);
+});

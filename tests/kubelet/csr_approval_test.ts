@@ -300,13 +300,51 @@ Deno.test("approveObject() leaves decided or issued CSRs alone", async () => {
   for (
     const status of [
       { conditions: [{ type: "Approved", status: "True" }] },
-      { conditions: [{ type: "Denied", status: "False" }] },
+      { conditions: [{ type: "Denied", status: "True" }] },
+      { conditions: [{ type: "Failed", status: "True" }, { type: "Approved", status: "True" }] },
       { certificate: Buffer.from("x").toString("base64") },
     ]
   ) {
     const o = approveObject({ ...base, status }, "x", policyOf(), NOW, true);
     assert.equal(o.decision.action, "skip");
     assert.equal(o.changed, false);
+  }
+});
+
+// kube-apiserver never stores these (validateConditions), so no approver sees them: refused with
+// its text and left as they are, as csr sign refuses them (they were skipped as "decided").
+Deno.test("approveObject() refuses conditions kube-apiserver would not store, with its text, unchanged", async () => {
+  const base = await csrObject({ dns: [`${N}.test.ch`] });
+  const name = String((base.metadata as { name?: string }).name);
+  const rows: [Record<string, unknown>[], string][] = [
+    [
+      [{ type: "Denied", status: "False" }],
+      'status.conditions[0].status: Unsupported value: "False": supported values: "True"',
+    ],
+    [
+      [{ type: "Approved", status: "Unknown" }],
+      'status.conditions[0].status: Unsupported value: "Unknown": supported values: "True"',
+    ],
+    [
+      [{ type: "Approved", status: "True" }, { type: "Denied", status: "True" }],
+      'status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
+    ],
+    [
+      [{ type: "Approved", status: "True" }, { type: "Approved", status: "True" }],
+      'status.conditions[1].type: Duplicate value: "Approved"',
+    ],
+    [[{ type: "Approved" }], "status.conditions[0].status: Required value"],
+  ];
+  for (const [conditions, want] of rows) {
+    const obj = { ...base, status: { conditions } };
+    const o = approveObject(obj, "x", policyOf(), NOW, true);
+    assert.equal(o.decision.action, "pending", want);
+    assert.equal(
+      o.decision.reason,
+      `CertificateSigningRequest.certificates.k8s.io ${JSON.stringify(name)} is invalid: ${want}`,
+    );
+    assert.equal(o.changed, false);
+    assert.equal(o.obj, obj);
   }
 });
 
