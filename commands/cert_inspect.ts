@@ -9,7 +9,6 @@
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import process from "node:process";
 import {
   type Cert,
   isCa,
@@ -35,6 +34,7 @@ import { expectArgs, flagSet, outputFormat } from "./_flags.ts";
 import { eachInput } from "./_io.ts";
 import { dataListWriter, HeldOutput } from "./_list_output.ts";
 import { progress } from "./_progress.ts";
+import { fleetCompilerFlags } from "./_fleet.ts";
 
 const FLAGS = flagSet("cert inspect", [["output", "text (default), json or yaml"]]);
 
@@ -75,7 +75,7 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "FILE|DIR");
-    smallerInlining();
+    fleetCompilerFlags();
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     // Printed as it is made (held up to 16 MiB, so a refusal midway still prints nothing),
     // except the directory table, whose columns need every row: it keeps five short fields a row.
@@ -293,25 +293,6 @@ export function jsonElement(file: string, index: number, c: Cert, now: Date): st
 export function jsonElementSorted(s: object): string {
   // Indented after each line feed only (a `^` of /m would also match after a raw U+2028).
   return "    " + JSON.stringify(s, Object.keys(s).sort(), 4).replaceAll("\n", "\n    ");
-}
-
-/**
- * A smaller TurboFan inlining budget for the rest of the run (920 → 200
- * bytes of bytecode a function): a fleet's parse, summary and report
- * functions are all optimised within its first thousand certificates, and
- * compiling them with everything inlined was a third of the CPU time of
- * 10,000 (background compile threads ~300 ms → ~210 ms, the run ~8% less CPU;
- * the optimised code no slower). Only the compiler's heuristics change, never
- * what the code computes; a runtime that refuses the flag runs as before.
- */
-function smallerInlining(): void {
-  try {
-    process.getBuiltinModule("node:v8").setFlagsFromString(
-      "--max-inlined-bytecode-size-cumulative=200",
-    );
-  } catch {
-    // Flags frozen or absent: the default budget.
-  }
 }
 
 /** Whether `bytes` hold `-----BEGIN` (node:buffer's search, no copy). */

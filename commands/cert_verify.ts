@@ -25,6 +25,7 @@ import { eachInput } from "./_io.ts";
 import { type Input, readInput } from "./_read.ts";
 import { dataListWriter, HeldOutput } from "./_list_output.ts";
 import { progress } from "./_progress.ts";
+import { fleetCompilerFlags } from "./_fleet.ts";
 
 const FLAGS = flagSet("cert verify", [
   ["ca", "trusted CA certificate(s): PEM bundle, DER or kubeconfig (required)"],
@@ -84,6 +85,7 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "CERT");
+    fleetCompilerFlags();
     const caPath = requireString(ctx.flags, "ca");
     const signerName = flagString(ctx.flags, "signer-name");
     if (signerName !== undefined) {
