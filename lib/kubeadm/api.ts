@@ -241,9 +241,11 @@ function jsonDuplicateKey(text: string): { key: string; line: number } | undefin
  * first `---`), which kubeadm reads as a document without apiVersion and
  * kind. A `---` that ends a document is consumed with it; one met before
  * any content starts the next piece, so a leading `---` is fine but two in
- * a row are not. A JSON document with a key repeated in one object is
- * refused too (kubeadm's strict decoder does; `JSON.parse` would keep the
- * last). Throws an {@link InputError} (exit 1, as kubeadm's).
+ * a row are not. A piece that starts with `{` is JSON to kubeadm: it must
+ * parse as JSON (a YAML flow mapping there is refused), and its `bindPort`
+ * must be an integer literal. A JSON document with a key repeated in one
+ * object is refused too (kubeadm's strict decoder does; `JSON.parse` would
+ * keep the last). Throws an {@link InputError} (exit 1, as kubeadm's).
  *
  * @example
  * ```ts
@@ -281,6 +283,34 @@ export function checkKubeadmDocumentSplit(text: string, source: string): void {
   // A JSON document: JSON.parse keeps the last of a repeated key; kubeadm's strict decoder
   // (go-yaml) refuses it, as joinkit's YAML reader does for YAML.
   for (const piece of pieces) {
+    // apimachinery's IsJSONBuffer: a piece whose first byte after spaces, tabs and line ends is
+    // `{` is decoded as JSON, strictly (a YAML flow mapping there is a JSON parse error; after a
+    // comment, a `---` or a BOM it is YAML). Go's encoding/json puts no fraction or exponent
+    // into an int32: bindPort is kubeadm's one integer field.
+    const raw = piece.join("\n");
+    if (/^[ \t\r\n]*\{/.test(raw)) {
+      try {
+        JSON.parse(raw);
+      } catch (e) {
+        throw new InputError(
+          `${source}: couldn't get version/kind; json parse error: ${(e as Error).message}`,
+        );
+      }
+      // go-yaml reads the piece first (TypeMeta) and refuses any \uD800-\uDFFF escape, even a pair.
+      if (/(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.test(raw)) {
+        throw new InputError(
+          `${source}: could not interpret GroupVersionKind; unmarshal error: error converting YAML to JSON: yaml: found invalid Unicode character escape code`,
+        );
+      }
+      const port = /"bindPort"\s*:\s*(-?\d+(?:\.\d*)?[eE.][-+\d]*)/.exec(raw);
+      if (port) {
+        throw new InputError(
+          `${source}: json: cannot unmarshal number ${
+            port[1]
+          } into Go struct field APIEndpoint.bindPort of type int32`,
+        );
+      }
+    }
     const body = piece.filter((l) => !/^\s*(?:#.*|---.*)?$/.test(l)).join("\n");
     if (!body.trimStart().startsWith("{")) continue;
     try {

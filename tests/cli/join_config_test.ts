@@ -392,6 +392,23 @@ Deno.test("CLI join-config FILE refuses as kubeadm does: a piece of the stream w
         `{"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "JoinConfiguration",\n "nodeRegistration": {"name": "w", "name": "x"},\n "discovery": {"bootstrapToken": {"apiServerEndpoint": "10.0.0.1:6443", "token": "${T}", "caCertHashes": ["${PIN}"]}}}\n`,
         /join\.yaml: line 2: key "name" already set in map$/,
       ],
+      // A piece starting with `{` is JSON to kubeadm (IsJSONBuffer): a YAML flow mapping there is
+      // a JSON parse error; after `---` or a comment it is YAML.
+      [
+        "a YAML flow mapping as the first thing",
+        `{apiVersion: kubeadm.k8s.io/v1beta4, kind: JoinConfiguration, discovery: {bootstrapToken: {apiServerEndpoint: '10.0.0.1:6443', token: ${T}, caCertHashes: ['${PIN}']}}}\n`,
+        /couldn't get version\/kind; json parse error: /,
+      ],
+      [
+        "a JSON bindPort with a fraction",
+        `{"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "JoinConfiguration", "controlPlane": {"localAPIEndpoint": {"advertiseAddress": "10.0.0.2", "bindPort": 6443.0}},\n "discovery": {"bootstrapToken": {"apiServerEndpoint": "10.0.0.1:6443", "token": "${T}", "caCertHashes": ["${PIN}"]}}}\n`,
+        /json: cannot unmarshal number 6443\.0 into Go struct field APIEndpoint\.bindPort of type int32$/,
+      ],
+      [
+        "a YAML flow mapping after ---",
+        `---\n{apiVersion: kubeadm.k8s.io/v1beta4, kind: JoinConfiguration, discovery: {bootstrapToken: {apiServerEndpoint: '10.0.0.1:6443', token: ${T}, caCertHashes: ['${PIN}']}}}\n`,
+        null,
+      ],
       ["leading --- and a trailing ---", `---\n${join}---\n`, null],
       [
         "taint timeAdded RFC 3339",
