@@ -16,6 +16,7 @@
  */
 
 import { UsageError } from "../../lib/base/errors.ts";
+import { parseDuration } from "../../lib/go/duration.ts";
 import { goQuote } from "../../lib/go/quote.ts";
 import {
   advertiseAddressError,
@@ -179,6 +180,17 @@ function goUnderscoreOk(text: string): boolean {
     saw = "!";
   }
   return saw !== "_";
+}
+
+/** A duration flag (`--certificate-validity-period`) as Go's `time.ParseDuration` reads it, or undefined when absent. */
+export function durationFlag(ctx: Context, name: string): number | undefined {
+  const v = flagString(ctx.flags, name);
+  if (v === undefined) return undefined;
+  try {
+    return parseDuration(v);
+  } catch {
+    throw new UsageError(`--${name}: time: invalid duration ${JSON.stringify(v)}`);
+  }
 }
 
 /** kubeadm's field paths (its validation texts start with them) and the flags that give them. */

@@ -8,13 +8,13 @@
 
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
-import { parseDuration } from "../../lib/go/duration.ts";
 import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
 import {
   advertiseAddressError,
   CERT_LIST,
   type ControlPlanePkiSpec,
   controlPlanePkiSpec,
+  dynamicDefaultsError,
   SA_KEY,
   SA_PUB,
   validateControlPlanePkiSpec,
@@ -26,6 +26,7 @@ import type { Context } from "../_command.ts";
 import { flagList, flagString } from "../_flags.ts";
 import { readInput } from "../_io.ts";
 import { nodeFs } from "../_read.ts";
+import { bindPortFlag, checkFlagValues, csvFlag, durationFlag } from "./_flag_values.ts";
 
 /**
  * The spec `--config` gives (kubeadm's loader, defaulting and validation;
@@ -124,39 +125,80 @@ export const CONFIG_VALUE_FLAGS = [
 ] as const;
 
 /**
- * The spec from `--config` (see {@link readPkiConfig}) or, without it, from
- * kubeadm's flags (`--node-name`, `--apiserver-advertise-address`,
- * `--control-plane-endpoint`, …, as `certs generate` takes them). Mixing
- * `--config` with value flags is kubeadm's usage error. `severalNodes`: a
- * node list names the nodes, so the spec's own name and address are neither
- * needed nor allowed as flags.
+ * The one adapter of the certs verbs from kubeadm's configuration to a
+ * {@link ControlPlanePkiSpec}: `--config` (see {@link readPkiConfig}) or,
+ * without it, kubeadm's value flags read as its cobra flags read them
+ * (`_flag_values.ts`). Mixing `--config` with value flags is kubeadm's usage
+ * error. `severalNodes`: a node list (`--node`, NODES) names the nodes, so the
+ * spec's own name and address are neither needed nor allowed as flags.
+ *
+ * The order of refusals: a lone node's flag beside a list, `--config` mixed
+ * with values, no configuration at all (2); then every malformed flag value
+ * (2, naming the flag: dynamic defaulting's refusals as kubeadm runs them,
+ * then validation's); then what joinkit cannot detect as kubeadm does (the
+ * node's address, then its name: 1).
  */
 export async function readPkiSpec(
   ctx: Context,
-  severalNodes = false,
+  severalNodes: boolean,
 ): Promise<ControlPlanePkiSpec> {
-  const mixed = CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined);
   if (severalNodes) {
-    const one = ["node-name", "apiserver-advertise-address"].filter((n) =>
+    const lone = ["node-name", "apiserver-advertise-address"].filter((n) =>
       ctx.flags[n] !== undefined
     );
-    if (one.length) {
+    if (lone.length) {
       throw new UsageError(
-        `--${one[0]} is one node's: with --node or NODES, the list names each node and its address`,
+        `--${
+          lone[0]
+        } cannot be used with --node or a NODES file (the list gives every node's name and address)`,
       );
     }
   }
+  const given = [...CONFIG_VALUE_FLAGS, "node-name"].filter((n) => ctx.flags[n] !== undefined);
   if (flagString(ctx.flags, "config") !== undefined) {
+    const mixed = given.filter((n) => n !== "node-name");
     if (mixed.length) {
       throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
     }
     return (await readPkiConfig(ctx, !severalNodes))!;
   }
-  const str = (n: string) => flagString(ctx.flags, n);
+  if (given.length === 0 && !severalNodes) {
+    throw new UsageError(
+      "give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)",
+    );
+  }
+  const spec = controlPlanePkiSpec(specFromFlags(ctx));
+  const why = dynamicDefaultsError(spec);
+  if (why) {
+    const flag = why.startsWith("couldn't use")
+      ? "apiserver-advertise-address"
+      : "control-plane-endpoint";
+    throw new UsageError(`--${flag}: ${why}`);
+  }
+  // An empty address is a missing one (below), not a malformed one.
+  checkFlagValues(
+    spec,
+    given.filter((n) => n !== "apiserver-advertise-address" || spec.advertiseAddress !== ""),
+  );
+  if (!severalNodes && spec.advertiseAddress === "") {
+    throw new InputError(
+      "--apiserver-advertise-address: Required value: joinkit cannot detect the node's address as kubeadm does; give it",
+    );
+  }
+  if (!severalNodes && spec.nodeName === "") {
+    // kubeadm would take the host's name; its text for a name it could not detect.
+    const e = validateControlPlanePkiSpec(spec).find((x) => x.startsWith("nodeRegistration"));
+    if (e !== undefined) throw new InputError(e);
+  }
+  return spec;
+}
+
+/** The spec's values from kubeadm's flags, each parsed as kubeadm's cobra flag parses it. */
+function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
   const v: Partial<ControlPlanePkiSpec> = {
-    apiServerCertSANs: flagList(ctx.flags, "apiserver-cert-extra-sans", true),
-    etcdServerCertSANs: flagList(ctx.flags, "etcd-server-cert-extra-sans", true),
-    etcdPeerCertSANs: flagList(ctx.flags, "etcd-peer-cert-extra-sans", true),
+    apiServerCertSANs: csvFlag(ctx, "apiserver-cert-extra-sans"),
+    etcdServerCertSANs: csvFlag(ctx, "etcd-server-cert-extra-sans"),
+    etcdPeerCertSANs: csvFlag(ctx, "etcd-peer-cert-extra-sans"),
   };
   const set = <K extends keyof ControlPlanePkiSpec>(
     k: K,
@@ -164,78 +206,18 @@ export async function readPkiSpec(
   ) => {
     if (x !== undefined) v[k] = x;
   };
+  const str = (n: string) => flagString(ctx.flags, n);
   set("nodeName", str("node-name"));
   set("advertiseAddress", str("apiserver-advertise-address"));
-  const port = str("apiserver-bind-port");
-  if (port !== undefined) {
-    if (!/^\d+$/.test(port)) {
-      throw new UsageError(`--apiserver-bind-port: invalid port ${JSON.stringify(port)}`);
-    }
-    v.bindPort = Number(port);
-  }
+  set("bindPort", bindPortFlag(ctx));
   set("controlPlaneEndpoint", str("control-plane-endpoint"));
   set("serviceSubnet", str("service-cidr"));
   set("dnsDomain", str("service-dns-domain"));
   set("clusterName", str("cluster-name"));
   set("encryptionAlgorithm", str("encryption-algorithm"));
-  for (
-    const [flag, key] of [
-      ["certificate-validity-period", "certificateValidityMs"],
-      ["ca-certificate-validity-period", "caCertificateValidityMs"],
-    ] as const
-  ) {
-    const d = str(flag);
-    if (d === undefined) continue;
-    try {
-      v[key] = parseDuration(d);
-    } catch {
-      throw new UsageError(`--${flag}: time: invalid duration ${JSON.stringify(d)}`);
-    }
-  }
-  const spec = controlPlanePkiSpec(v);
-  // Every malformed value is a usage error, before a missing one is named and before any file is read.
-  checkFlagValues(spec, CONFIG_VALUE_FLAGS.filter((n) => ctx.flags[n] !== undefined));
-  if (v.nodeName !== undefined) checkFlagValues(spec, ["node-name"]);
-  if (!severalNodes && (v.nodeName === undefined || v.advertiseAddress === undefined)) {
-    throw new UsageError(
-      "give --config FILE, or --node-name and --apiserver-advertise-address (and the other values as flags)",
-    );
-  }
-  return spec;
-}
-
-/** kubeadm's field paths (its validation texts start with them) and the flags that give them. */
-const FIELD_FLAGS: readonly (readonly [string, string])[] = [
-  ["nodeRegistration", "node-name"],
-  ["networking.dnsDomain", "service-dns-domain"],
-  ["networking.serviceSubnet", "service-cidr"],
-  ["apiServer.certSANs", "apiserver-cert-extra-sans"],
-  ["controlPlaneEndpoint", "control-plane-endpoint"],
-  ["etcd.local.serverCertSANs", "etcd-server-cert-extra-sans"],
-  ["etcd.local.peerCertSANs", "etcd-peer-cert-extra-sans"],
-  ["encryptionAlgorithm", "encryption-algorithm"],
-  ["localAPIEndpoint.advertiseAddress", "apiserver-advertise-address"],
-  ["localAPIEndpoint.bindPort", "apiserver-bind-port"],
-];
-
-/**
- * Refuses, as a usage error naming the flag, the first value of `flags`
- * (given on the command line) that kubeadm's validation of `spec` refuses
- * (its text after the flag), or an advertise address kubeadm would not use.
- * The same value in a --config file is bad input (exit 1), not this.
- */
-function checkFlagValues(spec: ControlPlanePkiSpec, flags: readonly string[]): void {
-  if (flags.length === 0) return;
-  const errs = validateControlPlanePkiSpec(spec);
-  for (const flag of flags) {
-    const fields = FIELD_FLAGS.filter(([, f]) => f === flag).map(([field]) => field);
-    const e = errs.find((x) => fields.some((f) => x.startsWith(f)));
-    if (e !== undefined) throw new UsageError(`--${flag}: ${e}`);
-    if (flag === "apiserver-advertise-address") {
-      const why = advertiseAddressError(spec.advertiseAddress);
-      if (why) throw new UsageError(`--${flag}: ${why}`);
-    }
-  }
+  set("certificateValidityMs", durationFlag(ctx, "certificate-validity-period"));
+  set("caCertificateValidityMs", durationFlag(ctx, "ca-certificate-validity-period"));
+  return v;
 }
 
 /** Most control-plane nodes one run renders (as certs generate). */
@@ -253,13 +235,9 @@ export function nodeFlags(ctx: Context): ControlPlaneNode[] {
     const name = m[1]!.toLowerCase();
     const why = nodeNameProblem(name);
     if (why) throw new UsageError(`--node ${JSON.stringify(m[1])} cannot be a Node name: ${why}`);
-    const spec = controlPlanePkiSpec({ nodeName: name, advertiseAddress: m[2]! });
-    const bad = validateControlPlanePkiSpec(spec).find((e) =>
-      e.startsWith("localAPIEndpoint.advertiseAddress")
-    ) ?? advertiseAddressError(spec.advertiseAddress);
-    if (bad) {
-      throw new UsageError(`--node ${JSON.stringify(v)}: ${bad}`);
-    }
+    const bad = dynamicDefaultsError(controlPlanePkiSpec({ advertiseAddress: m[2]! })) ??
+      advertiseAddressError(m[2]!);
+    if (bad) throw new UsageError(`--node ${JSON.stringify(v)}: ${bad}`);
     out.push({ name, advertiseAddress: m[2]! });
   }
   if (out.length > MAX_NODES) throw new UsageError(`more than ${MAX_NODES} nodes`);

@@ -9,19 +9,12 @@
 
 import * as path from "node:path";
 import { InputError, UsageError } from "../../lib/base/errors.ts";
-import { parseDuration } from "../../lib/go/duration.ts";
-import type { InitConfig } from "../../lib/kubeadm/init_config.ts";
-import { effectiveEncryptionAlgorithm } from "../../lib/kubeadm/cluster_config.ts";
-import type { ControlPlanePkiSpec } from "../../lib/phases/certlist.ts";
+import { controlPlanePkiSpec } from "../../lib/phases/certlist.ts";
 import type { CaName, ControlPlaneNode, SuppliedCa } from "../../lib/phases/certs.ts";
-import { nodeNameProblem } from "../../lib/kubelet/node_kubeconfig.ts";
-import { goQuote } from "../../lib/go/quote.ts";
-import { advertiseAddressError, parseIpSloppy } from "../../lib/phases/certlist.ts";
 import { type Command, type Context, EXIT_CODES } from "../_command.ts";
 import {
   expectArgs,
   flagBool,
-  flagList,
   flagSet,
   flagString,
   optionalOutput,
@@ -30,26 +23,7 @@ import {
 } from "../_flags.ts";
 import { ensureDir, readInput, writeFilesAtomic } from "../_io.ts";
 import { nodeFs } from "../_read.ts";
-import { bindPortFlag, checkFlagValues, csvFlag } from "./_flag_values.ts";
-
-/** Most control-plane nodes one run renders. */
-const MAX_NODES = 100;
-
-/** The flags that give configuration values (refused next to --config, as kubeadm does). */
-const CONFIG_FLAGS = [
-  "apiserver-advertise-address",
-  "apiserver-bind-port",
-  "apiserver-cert-extra-sans",
-  "ca-certificate-validity-period",
-  "certificate-validity-period",
-  "cluster-name",
-  "control-plane-endpoint",
-  "encryption-algorithm",
-  "etcd-peer-cert-extra-sans",
-  "etcd-server-cert-extra-sans",
-  "service-cidr",
-  "service-dns-domain",
-];
+import { MAX_NODES, nodeFlags, readNodesFile, readPkiSpec } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs generate", [
   ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
@@ -166,87 +140,31 @@ Examples:
     const outDir = requireOutDir(ctx.flags);
     const format = optionalOutput(ctx.flags, ["json", "yaml"] as const);
     const force = flagBool(ctx.flags, "force");
-    const nodes = readNodes(ctx);
-    if (nodes) {
-      // The list names every node: a lone node's name or address would be silently unused.
-      const lone = ["node-name", "apiserver-advertise-address"].filter((f) =>
-        ctx.flags[f] !== undefined
-      );
-      if (lone.length) {
-        throw new UsageError(
-          `--${
-            lone[0]
-          } cannot be used with --node or a NODES file (the list gives every node's name and address)`,
-        );
-      }
+    // Flag values first (--node included), then the files: the configuration, the NODES file.
+    const listed = nodeFlags(ctx);
+    const several = listed.length > 0 || ctx.args.length > 0;
+    const values = await readPkiSpec(ctx, several);
+    let nodes: ControlPlaneNode[] | undefined;
+    if (several) {
+      nodes = [...listed, ...(ctx.args[0] !== undefined ? readNodesFile(ctx.args[0]) : [])];
+      if (nodes.length > MAX_NODES) throw new UsageError(`more than ${MAX_NODES} nodes`);
     }
     const supplied = readSuppliedCas(ctx);
-    const { controlPlanePkiSpec, dynamicDefaultsError } = await import(
-      "../../lib/phases/certlist.ts"
-    );
     const { buildControlPlanePki, controlPlanePkiPaths } = await import(
       "../../lib/phases/certs.ts"
     );
-    const configFile = flagString(ctx.flags, "config");
-    let values: Partial<ControlPlanePkiSpec>;
-    if (configFile !== undefined) {
-      const mixed = CONFIG_FLAGS.filter((n) => ctx.flags[n] !== undefined);
-      if (mixed.length) {
-        throw new UsageError(`can not mix '--config' with arguments [${mixed.join(" ")}]`);
-      }
-      const input = readInput(configFile);
-      const { parseManifests } = await import("../../lib/k8s/manifest.ts");
-      const docs = parseManifests(input.text, input.name);
-      const { readInitConfiguration } = await import("../../lib/kubeadm/init_config.ts");
-      const nodeNameFlag = flagString(ctx.flags, "node-name");
-      const read = readInitConfiguration(
-        docs,
-        input.name,
-        nodeNameFlag !== undefined ? { nodeName: nodeNameFlag } : {},
-      );
-      for (const w of read.warnings) ctx.stderr(w);
-      values = specFromInitConfig(read.config);
-      if (!nodes && !values.advertiseAddress) {
-        throw new InputError(
-          `${input.name}: localAPIEndpoint.advertiseAddress: Required value: joinkit cannot detect the node's address as kubeadm does; set it in the file`,
-        );
-      }
-    } else {
-      values = specFromFlags(ctx);
-      if (!nodes && !values.advertiseAddress) {
-        throw new InputError(
-          "--apiserver-advertise-address: Required value: joinkit cannot detect the node's address as kubeadm does; give it",
-        );
-      }
-    }
-    const nodeName = flagString(ctx.flags, "node-name");
-    if (nodeName !== undefined && configFile === undefined) values.nodeName = nodeName;
-    if (nodes && nodes.length) {
-      // The node list names the nodes; the file's own node (if any) is not one of them unless listed.
-      values.nodeName ||= nodes[0]!.name;
-      values.advertiseAddress ||= nodes[0]!.advertiseAddress;
-    }
-    const spec = controlPlanePkiSpec(values);
+    // The node list names the nodes; the file's own node (if any) is not one of them unless listed.
+    const spec = nodes
+      ? controlPlanePkiSpec({
+        ...values,
+        nodeName: values.nodeName || nodes[0]!.name,
+        advertiseAddress: values.advertiseAddress || nodes[0]!.advertiseAddress,
+      })
+      : values;
     if (spec.externalEtcd && supplied["etcd-ca"]) {
       // Nothing would use it: kubeadm makes no etcd certificates for an external etcd.
       throw new UsageError(
         "--etcd-ca cannot be used with etcd.external (no etcd certificates are made; the external etcd's CA is etcd.external.caFile)",
-      );
-    }
-    if (configFile === undefined) {
-      // A malformed value on the command line is a usage error naming its flag (kubeadm's
-      // text after it): dynamic defaulting's refusals first, as kubeadm runs them, then
-      // validation's. The addresses of --node were judged as they were read.
-      const why = dynamicDefaultsError(nodes ? { ...spec, advertiseAddress: "" } : spec);
-      if (why) {
-        const flag = why.startsWith("couldn't use")
-          ? "apiserver-advertise-address"
-          : "control-plane-endpoint";
-        throw new UsageError(`--${flag}: ${why}`);
-      }
-      checkFlagValues(
-        spec,
-        [...CONFIG_FLAGS, "node-name"].filter((n) => ctx.flags[n] !== undefined),
       );
     }
     const root = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
@@ -323,40 +241,6 @@ Examples:
   },
 };
 
-/** The --node flags and the NODES file: `NAME=ADDRESS` / `NAME ADDRESS`. */
-function readNodes(ctx: Context): ControlPlaneNode[] | undefined {
-  const out: ControlPlaneNode[] = [];
-  for (const v of flagList(ctx.flags, "node")) {
-    const m = /^([^=\s]+)=(\S+)$/.exec(v);
-    if (!m) throw new UsageError(`--node ${JSON.stringify(v)}: expected NAME=ADDRESS`);
-    const why = nodeNameProblem(m[1]!.toLowerCase());
-    if (why) throw new UsageError(`--node ${JSON.stringify(m[1])} cannot be a Node name: ${why}`);
-    const bad = parseIpSloppy(m[2]!)
-      ? advertiseAddressError(m[2]!)
-      : `couldn't use ${
-        goQuote(m[2]!)
-      } as "apiserver-advertise-address", must be ipv4 or ipv6 address`;
-    if (bad) throw new UsageError(`--node ${JSON.stringify(v)}: ${bad}`);
-    out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
-  }
-  const file = ctx.args[0];
-  if (file !== undefined) {
-    const input = readInput(file);
-    for (const [i, raw] of input.text.replace(/^\uFEFF/, "").split(/\r?\n/).entries()) {
-      const line = raw.replace(/#.*$/, "").trim();
-      if (line === "") continue;
-      const m = /^([^=\s]+)(?:\s+|=)(\S+)$/.exec(line);
-      if (!m) throw new InputError(`${input.name}:${i + 1}: expected NAME ADDRESS`);
-      const why = nodeNameProblem(m[1]!.toLowerCase());
-      if (why) throw new InputError(`${input.name}:${i + 1}: not a Node name: ${why}`);
-      out.push({ name: m[1]!.toLowerCase(), advertiseAddress: m[2]! });
-    }
-    if (out.length === 0) throw new InputError(`${input.name}: no nodes`);
-  }
-  if (out.length > MAX_NODES) throw new UsageError(`more than ${MAX_NODES} nodes`);
-  return out.length ? out : undefined;
-}
-
 /** --ca/--ca-key and the front-proxy and etcd pairs. */
 function readSuppliedCas(ctx: Context): Partial<Record<CaName, SuppliedCa>> {
   const out: Partial<Record<CaName, SuppliedCa>> = {};
@@ -378,62 +262,4 @@ function readSuppliedCas(ctx: Context): Partial<Record<CaName, SuppliedCa>> {
     out[name] = s;
   }
   return out;
-}
-
-function durationFlag(ctx: Context, name: string): number | undefined {
-  const v = flagString(ctx.flags, name);
-  if (v === undefined) return undefined;
-  try {
-    return parseDuration(v);
-  } catch {
-    throw new UsageError(`--${name}: time: invalid duration ${JSON.stringify(v)}`);
-  }
-}
-
-/** The spec's values from the flags (kubeadm's flag names). */
-function specFromFlags(ctx: Context): Partial<ControlPlanePkiSpec> {
-  const v: Partial<ControlPlanePkiSpec> = {};
-  const str = (n: string) => flagString(ctx.flags, n);
-  const set = <K extends keyof ControlPlanePkiSpec>(
-    k: K,
-    x: ControlPlanePkiSpec[K] | undefined,
-  ) => {
-    if (x !== undefined) v[k] = x;
-  };
-  set("advertiseAddress", str("apiserver-advertise-address"));
-  set("bindPort", bindPortFlag(ctx));
-  set("controlPlaneEndpoint", str("control-plane-endpoint"));
-  set("serviceSubnet", str("service-cidr"));
-  set("dnsDomain", str("service-dns-domain"));
-  set("clusterName", str("cluster-name"));
-  set("encryptionAlgorithm", str("encryption-algorithm"));
-  v.apiServerCertSANs = csvFlag(ctx, "apiserver-cert-extra-sans");
-  v.etcdServerCertSANs = csvFlag(ctx, "etcd-server-cert-extra-sans");
-  v.etcdPeerCertSANs = csvFlag(ctx, "etcd-peer-cert-extra-sans");
-  set("certificateValidityMs", durationFlag(ctx, "certificate-validity-period"));
-  set("caCertificateValidityMs", durationFlag(ctx, "ca-certificate-validity-period"));
-  return v;
-}
-
-/** The PKI fields of a configuration `readInitConfiguration` parsed, defaulted and validated. */
-function specFromInitConfig(config: InitConfig): Partial<ControlPlanePkiSpec> {
-  const c = config.cluster;
-  return {
-    nodeName: config.nodeRegistration.name ?? "",
-    advertiseAddress: config.localAPIEndpoint.advertiseAddress ?? "",
-    bindPort: config.localAPIEndpoint.bindPort,
-    controlPlaneEndpoint: c.controlPlaneEndpoint,
-    serviceSubnet: c.networking.serviceSubnet,
-    dnsDomain: c.networking.dnsDomain,
-    clusterName: c.clusterName,
-    apiServerCertSANs: c.apiServer.certSANs,
-    etcdServerCertSANs: c.etcd.local?.serverCertSANs ?? [],
-    etcdPeerCertSANs: c.etcd.local?.peerCertSANs ?? [],
-    externalEtcd: c.etcd.external !== undefined,
-    // The deprecated PublicKeysECDSA gate overrides encryptionAlgorithm (EncryptionAlgorithmType()).
-    encryptionAlgorithm: effectiveEncryptionAlgorithm(c),
-    certificateValidityMs: c.certificateValidityPeriodMs,
-    caCertificateValidityMs: c.caCertificateValidityPeriodMs,
-    kubeletLocalMode: c.featureGates.ControlPlaneKubeletLocalMode === true,
-  };
 }

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { execFileSync } from "node:child_process";
 import { repoPath, runCli, tempDir } from "../_cli.ts";
 
 const ECDSA = repoPath("tests", "fixtures", "kubeadm_pki", "ecdsa_variations.yaml");
@@ -29,13 +30,17 @@ const VALUE_FLAGS: [string, string, RegExp][] = [
   [
     "--apiserver-advertise-address",
     "10.0.0.999",
-    /^localAPIEndpoint\.advertiseAddress: Invalid value: "10\.0\.0\.999": ip address is not valid$/,
+    /^couldn't use "10\.0\.0\.999" as "apiserver-advertise-address", must be ipv4 or ipv6 address$/,
   ],
   ["--apiserver-advertise-address", "127.0.0.1", /is a loopback address/],
   ["--apiserver-advertise-address", "224.0.0.1", /^cannot use "224\.0\.0\.1" as the bind address/],
-  ["--apiserver-bind-port", "x", /^invalid port "x"$/],
   ["--apiserver-bind-port", "70000", /^localAPIEndpoint\.bindPort: Invalid value: 70000/],
-  ["--control-plane-endpoint", "a:b:c", /^controlPlaneEndpoint: Invalid value: "a:b:c"/],
+  // kubeadm v1.32.5's dynamic defaulting refuses it before validation, with this text.
+  [
+    "--control-plane-endpoint",
+    "a:b:c",
+    /^hostport a:b:c: host 'a:b:c' must be a valid IP address or a valid RFC-1123 DNS subdomain$/,
+  ],
   ["--encryption-algorithm", "RSA-1024", /^encryptionAlgorithm: Invalid value: "RSA-1024"/],
   ["--apiserver-cert-extra-sans", "a..b", /^apiServer\.certSANs: Invalid value: "a\.\.b"/],
   [
@@ -197,4 +202,91 @@ Deno.test("CLI certs renew that renews nothing exits 1: DIR missing (one line), 
     `MISSING! certificate for serving the Kubernetes API\nerror: nothing renewed: no certificate of apiserver under ${empty}\n`,
   );
   assert.deepEqual(fs.readdirSync(empty), []);
+});
+
+/**
+ * kubeadm v1.32.5's reading of its flags (`kubeadm init phase certs all` and
+ * `init phase kubeconfig admin`, run 2026-11-28): `--apiserver-cert-extra-sans ""`
+ * adds no SAN (the apiserver certificate held only the defaults), `--apiserver-bind-port
+ * 06443` is octal (admin.conf's server `https://10.0.0.10:3363`), and a stray quote is
+ * pflag's CSV error, exit before any file. generate-csr reads them through the same
+ * adapter as certs generate.
+ */
+Deno.test('CLI certs generate-csr reads --apiserver-cert-extra-sans "" and --apiserver-bind-port 06443 as kubeadm does', async () => {
+  const dir = path.join(root.dir, "octal");
+  const r = await runCli([
+    ...["certs", "generate-csr", ...NODE, "--out-dir", dir],
+    ...["--apiserver-cert-extra-sans", "", "--apiserver-bind-port", "06443", ...NOW],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /^WARNING: --apiserver-bind-port 06443 is read as kubeadm reads it: 3363$/m,
+  );
+  for (
+    const conf of ["admin.conf", "super-admin.conf", "controller-manager.conf", "scheduler.conf"]
+  ) {
+    assert.match(
+      fs.readFileSync(path.join(dir, conf), "utf8"),
+      /^ {4}server: https:\/\/10\.0\.0\.10:3363$/m,
+      conf,
+    );
+  }
+  // The SANs kubeadm wrote with "" (its host name "vm" there, the node name here): no extra one.
+  const csr = fs.readFileSync(path.join(dir, "pki", "apiserver.csr"), "utf8");
+  const text = execFileSync("openssl", ["req", "-noout", "-text"], { input: csr }).toString();
+  const sans = /Subject Alternative Name:\s*\n\s*(.*)/.exec(text)?.[1]?.split(", ").sort();
+  assert.deepEqual(sans, [
+    "DNS:cp-1",
+    "DNS:kubernetes",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes.default.svc",
+    "DNS:kubernetes.default.svc.cluster.local",
+    "IP Address:10.0.0.10",
+    "IP Address:10.96.0.1",
+  ]);
+});
+
+Deno.test("CLI certs generate-csr refuses a value pflag cannot parse with pflag's text, exit 2, nothing written", async () => {
+  const cases: [string[], string][] = [
+    [
+      ["--apiserver-bind-port", "x"],
+      'invalid argument "x" for "--apiserver-bind-port" flag: strconv.ParseInt: parsing "x": invalid syntax',
+    ],
+    // kubeadm v1.32.5's text, verbatim.
+    [
+      ["--apiserver-cert-extra-sans", 'a"b'],
+      'invalid argument "a\\"b" for "--apiserver-cert-extra-sans" flag: parse error on line 1, column 2: bare " in non-quoted-field',
+    ],
+  ];
+  for (const [argv, want] of cases) {
+    const r = await runCli(["certs", "generate-csr", ...NODE, ...argv, "--out-dir", out, ...NOW]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `error: ${want}\n`);
+  }
+  assert.equal(fs.existsSync(out), false);
+});
+
+Deno.test("CLI certs generate names a malformed value (exit 2) before the missing node address (exit 1)", async () => {
+  const dir = path.join(root.dir, "cidr-first");
+  const r = await runCli(["certs", "generate", "--service-cidr", "notacidr", "--out-dir", dir]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    'error: --service-cidr: networking.serviceSubnet: Invalid value: "notacidr": couldn\'t parse subnet\n',
+  );
+  const missing = await runCli([
+    "certs",
+    "generate",
+    "--service-cidr",
+    "10.96.0.0/12",
+    "--out-dir",
+    dir,
+  ]);
+  assert.equal(missing.code, 1, missing.stderr);
+  assert.equal(
+    missing.stderr,
+    "error: --apiserver-advertise-address: Required value: joinkit cannot detect the node's address as kubeadm does; give it\n",
+  );
+  assert.equal(fs.existsSync(dir), false);
 });

@@ -363,14 +363,18 @@ Deno.test("CLI certs generate: the PublicKeysECDSA gate overrides encryptionAlgo
 });
 
 Deno.test("CLI certs generate refuses advertise addresses kubeadm would not serve on; nothing written", async () => {
-  // Verdicts of kubeadm v1.32.5: tests/fixtures/kubeadm_pki/advertise_addresses.json.
+  // Verdicts of kubeadm v1.32.5: tests/fixtures/kubeadm_pki/advertise_addresses.json (the
+  // configuration file named first, as every certs verb names it).
   const cases: [string, RegExp][] = [
     [
       "0.0.0.0",
-      /^error: localAPIEndpoint\.advertiseAddress: "0\.0\.0\.0" is an unspecified address, .*give the node's own address$/,
+      /^error: \S+\.yaml: localAPIEndpoint\.advertiseAddress: "0\.0\.0\.0" is an unspecified address, .*give the node's own address$/,
     ],
-    ["::1", /^error: localAPIEndpoint\.advertiseAddress: "::1" is a loopback address, /],
-    ["224.0.0.1", /^error: cannot use "224\.0\.0\.1" as the bind address for the API Server$/],
+    ["::1", /^error: \S+\.yaml: localAPIEndpoint\.advertiseAddress: "::1" is a loopback address, /],
+    [
+      "224.0.0.1",
+      /^error: \S+\.yaml: cannot use "224\.0\.0\.1" as the bind address for the API Server$/,
+    ],
   ];
   for (const [address, want] of cases) {
     const out = fresh();
