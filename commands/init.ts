@@ -11,11 +11,12 @@
 import { UsageError } from "../lib/base/errors.ts";
 import { readClusterCa } from "../lib/pki/certsource.ts";
 import { type BootstrapTokenSpec, parseTtlFlag } from "../lib/tokens/bootstrap_token.ts";
-import { type KubeObject, parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import { type KubeObject, renderObjects } from "../lib/k8s/manifest.ts";
 import {
   type InitBootstrapToken,
   type InitFileConfig,
   readInitConfiguration,
+  readKubeadmDocuments,
 } from "../lib/kubeadm/init_config.ts";
 import { generateToken, parseToken } from "../lib/tokens/token.ts";
 import {
@@ -306,7 +307,7 @@ function gitopsLayout(dir: string, objs: KubeObject[], r: InitResult): OutputFil
 /** `--config FILE`: the InitConfiguration stream, read as kubeadm init --config reads it. */
 function readInitConfigFile(file: string): InitFileConfig {
   const input = readInput(file);
-  return readInitConfiguration(parseManifests(input.text, input.name), input.name);
+  return readInitConfiguration(readKubeadmDocuments(input.text, input.name), input.name);
 }
 
 /** A config file's token as the phase's spec (kubeadm's defaults already applied). */

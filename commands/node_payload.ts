@@ -13,7 +13,8 @@ import * as path from "node:path";
 import { CheckError, InputError, quote, UsageError } from "../lib/base/errors.ts";
 import { aggregateErrors } from "../lib/go/aggregate.ts";
 import { type ParsedKubeconfig, parseKubeconfig } from "../lib/k8s/kubeconfig_read.ts";
-import { parseManifests, toJson, toYaml } from "../lib/k8s/manifest.ts";
+import { toJson, toYaml } from "../lib/k8s/manifest.ts";
+import { readKubeadmDocuments } from "../lib/kubeadm/init_config.ts";
 import {
   decodeJoinConfiguration,
   JOIN_KIND,
@@ -250,7 +251,9 @@ function readJoinConfig(
   file: string,
 ): { config: JoinConfig; version: "v1beta4" | "v1beta3"; source: string; warnings: string[] } {
   const input = readInput(file);
-  const joins = parseManifests(input.text, input.name).filter((d) => d.kind === JOIN_KIND);
+  // kubeadm join's SplitYAMLDocuments before any decoding (a core v1 object, a document without
+  // apiVersion or kind, a kind twice, an empty piece, loose JSON: refused with kubeadm's text).
+  const joins = readKubeadmDocuments(input.text, input.name).filter((d) => d.kind === JOIN_KIND);
   if (joins.length === 0) throw new InputError(`${input.name}: no ${JOIN_KIND} found`);
   if (joins.length > 1) throw new InputError(`${input.name}: more than one ${JOIN_KIND}`);
   const decoded = decodeJoinConfiguration(joins[0], input.name);

@@ -15,8 +15,8 @@ import {
   withDefaults,
 } from "../lib/tokens/bootstrap_token.ts";
 import { InputError, UsageError } from "../lib/base/errors.ts";
-import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
-import { readInitConfiguration } from "../lib/kubeadm/init_config.ts";
+import { renderObjects } from "../lib/k8s/manifest.ts";
+import { readInitConfiguration, readKubeadmDocuments } from "../lib/kubeadm/init_config.ts";
 import { readInput } from "./_read.ts";
 import { readTokenFile } from "./_secret_input.ts";
 import {
@@ -242,7 +242,7 @@ function createFromConfig(ctx: Context, file: string, protection?: SecretProtect
   }
   const format = outputFormat(ctx.flags, ["yaml", "json"] as const, "yaml");
   const input = readInput(file);
-  const cfg = readInitConfiguration(parseManifests(input.text, input.name), input.name);
+  const cfg = readInitConfiguration(readKubeadmDocuments(input.text, input.name), input.name);
   for (const w of cfg.warnings) ctx.stderr(`warning: ${input.name}: ${w}`);
   const stringData = flagBool(ctx.flags, "string-data");
   const secrets = cfg.bootstrapTokens.map((t) =>

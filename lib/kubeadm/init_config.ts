@@ -25,7 +25,7 @@ import { formatDuration, parseDuration } from "../go/duration.ts";
 import { goQuote } from "../go/quote.ts";
 import { goUrlParse } from "../go/url.ts";
 import { tryParseRfc3339 } from "../go/time.ts";
-import type { KubeObject } from "../k8s/manifest.ts";
+import { type KubeObject, parseManifests } from "../k8s/manifest.ts";
 import { validateCertificateKey as certificateKeyProblem } from "../pki/aes_gcm.ts";
 import { DEFAULT_TTL_MS, validateBootstrapToken } from "../tokens/bootstrap_token.ts";
 import {
@@ -36,6 +36,7 @@ import {
 } from "../tokens/token.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
 import {
+  checkKubeadmDocumentSplit,
   DocReader,
   fieldInvalid,
   fieldRequired,
@@ -223,6 +224,30 @@ export function splitYamlDocuments(docs: readonly KubeObject[], source: string):
     kinds.add(kind);
   }
   if (twice.length) throw new InputError(`${source}: ${aggregateErrors(twice)}`);
+}
+
+/**
+ * A kubeadm configuration file's documents, split as kubeadm's `SplitYAMLDocuments` splits them
+ * before any decoding: a piece holding no document, text after `---`, or a JSON document that is
+ * not strict JSON is refused with kubeadm's text (`checkKubeadmDocumentSplit`), then every
+ * document needs a group, a version and a kind, and no kind may come twice (`splitYamlDocuments`).
+ * The one reader of a kubeadm file for every command that takes `--config`.
+ *
+ * @example
+ * ```ts
+ * import { readKubeadmDocuments } from "./init_config.ts";
+ * const docs = readKubeadmDocuments(
+ *   "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n",
+ *   "cluster.yaml",
+ * );
+ * docs.length; // 1
+ * ```
+ */
+export function readKubeadmDocuments(text: string, source: string): KubeObject[] {
+  checkKubeadmDocumentSplit(text, source);
+  const docs = parseManifests(text, source);
+  splitYamlDocuments(docs, source);
+  return docs;
 }
 
 /** Picks the Init/Cluster documents as `documentMapToInitConfiguration` does. */
