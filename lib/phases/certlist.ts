@@ -15,6 +15,19 @@
 
 import { fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
 import { parseHostPortError } from "../kubeadm/init_config.ts";
+import {
+  type Cidr,
+  type ENCRYPTION_ALGORITHMS,
+  isWildcardDns1123Subdomain,
+  parseCidrSloppy,
+  parseIpSloppy,
+  validateAPIEndpoint,
+  validateCertSANs,
+  validateEncryptionAlgorithm,
+  validateHostPort,
+  validateIPNetFromString,
+  validateServiceSubnetSize,
+} from "../kubeadm/validation.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
 import { formatDuration } from "../go/duration.ts";
 import { goSplitHostPort } from "../go/net.ts";
@@ -22,10 +35,7 @@ import { goQuote } from "../go/quote.ts";
 import { formatIp, parseIp } from "../pki/pkix.ts";
 import type { KeyType } from "../pki/keys.ts";
 
-/** kubeadm's `EncryptionAlgorithmType` values in v1.32 (sorted, as its error lists them). */
-export const ENCRYPTION_ALGORITHMS = ["ECDSA-P256", "RSA-2048", "RSA-3072", "RSA-4096"] as const;
-
-/** One of {@link ENCRYPTION_ALGORITHMS}. */
+/** One of kubeadm's `EncryptionAlgorithmType` values (`ENCRYPTION_ALGORITHMS` of `kubeadm/validation`). */
 export type EncryptionAlgorithm = typeof ENCRYPTION_ALGORITHMS[number];
 
 /** The joinkit key type of a kubeadm encryption algorithm. */
@@ -120,53 +130,8 @@ export function specForNode(
 // ---------------------------------------------------------------------------
 // Addresses.
 
-/** `netutils.ParseIPSloppy`: IPv4 with leading zeros allowed; 4 or 16 bytes (v4-mapped → 4). */
-export function parseIpSloppy(text: string): Uint8Array | undefined {
-  if (text.includes("%")) return undefined;
-  const t = /^\d+(\.\d+){3}$/.test(text)
-    ? text.split(".").map((
-      o,
-    ) => (/^\d{1,3}$/.test(o) || /^0+\d{1,3}$/.test(o) ? String(Number(o)) : o))
-      .join(".")
-    : text;
-  return parseIp(t);
-}
-
-/** A CIDR as `netutils.ParseCIDRSloppy` reads it: the network address bytes and prefix length. */
-export function parseCidrSloppy(text: string): { ip: Uint8Array; bits: number } | undefined {
-  const slash = text.indexOf("/");
-  if (slash < 0) return undefined;
-  const addr = text.slice(0, slash);
-  const prefix = text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(prefix)) return undefined;
-  // A v4-mapped address keeps 16 bytes in Go's ParseCIDR only when written as IPv6 without
-  // dots; joinkit treats every dotted address as IPv4, like Go does for "a.b.c.d/n".
-  const ip = addr.includes(":") ? parseIpv6Exact(addr) : parseIpSloppy(addr);
-  if (!ip) return undefined;
-  const bits = Number(prefix);
-  if (bits > ip.length * 8) return undefined;
-  const net = ip.slice();
-  for (let i = 0; i < net.length; i++) {
-    const keep = Math.max(0, Math.min(8, bits - i * 8));
-    net[i] = net[i]! & ((0xff << (8 - keep)) & 0xff);
-  }
-  return { ip: net, bits };
-}
-
-function parseIpv6Exact(text: string): Uint8Array | undefined {
-  const b = parseIp(text);
-  if (!b) return undefined;
-  if (b.length === 16) return b;
-  // "::ffff:a.b.c.d" is IPv6 syntax: 16 bytes.
-  const out = new Uint8Array(16);
-  out[10] = 0xff;
-  out[11] = 0xff;
-  out.set(b, 12);
-  return out;
-}
-
 /** The address `index` places after the network address (`GetIndexedIP`); undefined when outside. */
-function indexedIp(cidr: { ip: Uint8Array; bits: number }, index: number): Uint8Array | undefined {
+function indexedIp(cidr: Cidr, index: number): Uint8Array | undefined {
   const out = cidr.ip.slice();
   let carry = index;
   for (let i = out.length - 1; i >= 0 && carry > 0; i--) {
@@ -174,7 +139,7 @@ function indexedIp(cidr: { ip: Uint8Array; bits: number }, index: number): Uint8
     out[i] = v & 0xff;
     carry = Math.floor(v / 256);
   }
-  const size = out.length * 8 - cidr.bits;
+  const size = cidr.bits - cidr.ones;
   if (size < 53 && index >= 2 ** size) return undefined;
   return out.length === 16 && out.subarray(0, 10).every((x) => x === 0) && out[10] === 0xff &&
       out[11] === 0xff
@@ -230,18 +195,6 @@ export function controlPlaneEndpointUrl(spec: ControlPlanePkiSpec): string {
 export interface AltNames {
   dns: string[];
   ips: string[];
-}
-
-const WILDCARD_RE = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const WILDCARD_MSG =
-  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-/** apimachinery `IsWildcardDNS1123Subdomain`. */
-export function isWildcardDns1123Subdomain(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 253) errs.push("must be no more than 253 characters");
-  if (!WILDCARD_RE.test(v)) errs.push(WILDCARD_MSG);
-  return errs;
 }
 
 /**
@@ -547,75 +500,8 @@ export const SA_PUB = "sa.pub";
 // ---------------------------------------------------------------------------
 // Validation.
 
-const MAX_SERVICE_SUBNET_BITS = 20;
+/** `constants.MinimumAddressesInServiceSubnet`. */
 const MIN_SERVICE_ADDRESSES = 10;
-
-function validateSans(sans: readonly string[], path: string): string[] {
-  const errs: string[] = [];
-  for (const s of sans) {
-    const e1 = isDns1123Subdomain(s);
-    if (e1.length === 0) continue;
-    const e2 = isWildcardDns1123Subdomain(s);
-    if (e2.length === 0 || parseIpSloppy(s)) continue;
-    errs.push(
-      fieldInvalid(
-        path,
-        s,
-        `altname is not a valid IP address, DNS label or a DNS label with subdomain wildcards: ${
-          e1.join("; ")
-        }; ${e2.join("; ")}`,
-      ),
-    );
-  }
-  return errs;
-}
-
-function validateServiceSubnet(subnet: string): string[] {
-  const path = "networking.serviceSubnet";
-  const parts = subnet.split(",");
-  const cidrs = parts.map((p) => parseCidrSloppy(p));
-  if (cidrs.some((c) => c === undefined)) {
-    return [fieldInvalid(path, subnet, "couldn't parse subnet")];
-  }
-  const errs: string[] = [];
-  const ok = cidrs as { ip: Uint8Array; bits: number }[];
-  const dual =
-    "expected one (IPv4 or IPv6) CIDR or two CIDRs from each family for dual-stack networking";
-  if (ok.length > 2) errs.push(fieldInvalid(path, subnet, dual));
-  else if (ok.length === 2 && ok[0]!.ip.length === ok[1]!.ip.length) {
-    errs.push(fieldInvalid(path, subnet, dual));
-  }
-  for (const c of ok) {
-    const hostBits = c.ip.length * 8 - c.bits;
-    const text = `${formatIp(c.ip)}/${c.bits}`;
-    if (hostBits < 53 && 2 ** hostBits < MIN_SERVICE_ADDRESSES) {
-      errs.push(
-        fieldInvalid(
-          path,
-          text,
-          `subnet with ${
-            2 ** hostBits
-          } address(es) is too small, the minimum is ${MIN_SERVICE_ADDRESSES}`,
-        ),
-      );
-    }
-  }
-  for (const c of ok) {
-    const bits = c.ip.length * 8;
-    if (bits - c.bits > MAX_SERVICE_SUBNET_BITS) {
-      errs.push(
-        fieldInvalid(
-          path,
-          `${formatIp(c.ip)}/${c.bits}`,
-          `specified service subnet is too large; for ${bits}-bit addresses, the mask must be >= ${
-            bits - MAX_SERVICE_SUBNET_BITS
-          }`,
-        ),
-      );
-    }
-  }
-  return errs;
-}
 
 /**
  * The error kubeadm's dynamic defaulting (`SetInitDynamicDefaults`, before
@@ -720,40 +606,22 @@ export function validateControlPlanePkiSpec(spec: ControlPlanePkiSpec): string[]
   for (const e of isDns1123Subdomain(spec.dnsDomain)) {
     errs.push(fieldInvalid("networking.dnsDomain", spec.dnsDomain, e));
   }
-  errs.push(...validateServiceSubnet(spec.serviceSubnet));
-  errs.push(...validateSans(spec.apiServerCertSANs, "apiServer.certSANs"));
-  if (spec.controlPlaneEndpoint && parseHostPortError(spec.controlPlaneEndpoint)) {
-    errs.push(
-      fieldInvalid("controlPlaneEndpoint", spec.controlPlaneEndpoint, "endpoint is not valid"),
-    );
-  }
+  errs.push(
+    ...validateIPNetFromString(
+      spec.serviceSubnet,
+      MIN_SERVICE_ADDRESSES,
+      "networking.serviceSubnet",
+    ),
+  );
+  errs.push(...validateServiceSubnetSize(spec.serviceSubnet, "networking.serviceSubnet"));
+  errs.push(...validateCertSANs(spec.apiServerCertSANs, "apiServer.certSANs"));
+  errs.push(...validateHostPort(spec.controlPlaneEndpoint, "controlPlaneEndpoint"));
   if (!spec.externalEtcd) {
-    errs.push(...validateSans(spec.etcdServerCertSANs, "etcd.local.serverCertSANs"));
-    errs.push(...validateSans(spec.etcdPeerCertSANs, "etcd.local.peerCertSANs"));
+    errs.push(...validateCertSANs(spec.etcdServerCertSANs, "etcd.local.serverCertSANs"));
+    errs.push(...validateCertSANs(spec.etcdPeerCertSANs, "etcd.local.peerCertSANs"));
   }
-  if (!(ENCRYPTION_ALGORITHMS as readonly string[]).includes(spec.encryptionAlgorithm)) {
-    errs.push(
-      fieldInvalid(
-        "encryptionAlgorithm",
-        spec.encryptionAlgorithm,
-        `Invalid encryption algorithm ${goQuote(spec.encryptionAlgorithm)}. Must be one of [${
-          ENCRYPTION_ALGORITHMS.join(" ")
-        }]`,
-      ),
-    );
-  }
-  if (!parseIpSloppy(spec.advertiseAddress)) {
-    errs.push(
-      fieldInvalid(
-        "localAPIEndpoint.advertiseAddress",
-        spec.advertiseAddress,
-        "ip address is not valid",
-      ),
-    );
-  }
-  if (!(Number.isInteger(spec.bindPort) && spec.bindPort >= 1 && spec.bindPort <= 65535)) {
-    errs.push(fieldInvalid("localAPIEndpoint.bindPort", spec.bindPort, "port number is not valid"));
-  }
+  errs.push(...validateEncryptionAlgorithm(spec.encryptionAlgorithm, "encryptionAlgorithm"));
+  errs.push(...validateAPIEndpoint(spec, "localAPIEndpoint"));
   return errs;
 }
 

@@ -50,13 +50,13 @@ import {
   keyTypeOf,
   type NodeAltNames,
   nodeAltNames,
-  parseIpSloppy,
   SA_KEY,
   SA_PUB,
   specForNode,
   validateControlPlanePkiSpec,
   validityWarnings,
 } from "./certlist.ts";
+import { parseIpSloppy } from "../kubeadm/validation.ts";
 import {
   checkExistingKubeconfig,
   KUBECONFIG_LIST,

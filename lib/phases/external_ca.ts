@@ -51,12 +51,12 @@ import {
   type EncryptionAlgorithm,
   keyTypeOf,
   nodeAltNames,
-  parseIpSloppy,
   SA_KEY,
   SA_PUB,
   specForNode,
   validateControlPlanePkiSpec,
 } from "./certlist.ts";
+import { parseIpSloppy } from "../kubeadm/validation.ts";
 import { type CaName, type ControlPlaneNode, loadPrivateKey, type PkiFile } from "./certs.ts";
 import {
   KUBECONFIG_LIST,

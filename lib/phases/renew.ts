@@ -31,10 +31,10 @@ import {
   CERT_BACKDATE_MS,
   certList,
   type ControlPlanePkiSpec,
-  ENCRYPTION_ALGORITHMS,
   type EncryptionAlgorithm,
   keyTypeOf,
 } from "./certlist.ts";
+import { ENCRYPTION_ALGORITHMS } from "../kubeadm/validation.ts";
 import { loadPrivateKey, type PkiFile } from "./certs.ts";
 import { caSpec, dataField, EKU_OID, kubeconfigParts, pemCerts, UX_NAMES } from "./pki_check.ts";
 

@@ -21,10 +21,10 @@ import {
   controlPlanePkiSpec,
   localEndpointUrl,
   nodeAltNames,
-  parseIpSloppy,
   removeDuplicateAltNames,
   validateControlPlanePkiSpec,
 } from "../../lib/phases/certlist.ts";
+import { parseIpSloppy } from "../../lib/kubeadm/validation.ts";
 import { buildControlPlanePki, type ControlPlanePki } from "../../lib/phases/certs.ts";
 import { repoPath, tempDir } from "../_cli.ts";
 import { treeFacts } from "./certs_facts.ts";
@@ -319,6 +319,30 @@ const BAD: [string, Partial<ControlPlanePkiSpec>, string][] = [
     "an advertise address that is no IP",
     { advertiseAddress: "cp-1.example.com" },
     'localAPIEndpoint.advertiseAddress: Invalid value: "cp-1.example.com": ip address is not valid',
+  ],
+  // kubeadm v1.32.5 (init phase certs all --service-cidr 10.96.0.0/31), verbatim.
+  [
+    "a service subnet 10.96.0.0/31 too small",
+    { serviceSubnet: "10.96.0.0/31" },
+    'networking.serviceSubnet: Invalid value: "10.96.0.0/31": subnet with 2 address(es) is too small, the minimum is 10',
+  ],
+  // kubeadm v1.32.5 (init phase certs all --service-cidr 10.96.0.0/32), verbatim.
+  [
+    "a service subnet 10.96.0.0/32 too small",
+    { serviceSubnet: "10.96.0.0/32" },
+    'networking.serviceSubnet: Invalid value: "10.96.0.0/32": subnet with 1 address(es) is too small, the minimum is 10',
+  ],
+  // kubeadm v1.32.5 (init phase certs all --service-cidr fd00::/127), verbatim.
+  [
+    "a service subnet fd00::/127 too small",
+    { serviceSubnet: "fd00::/127" },
+    'networking.serviceSubnet: Invalid value: "fd00::/127": subnet with 2 address(es) is too small, the minimum is 10',
+  ],
+  // kubeadm v1.32.5 (init phase certs all --service-cidr fd00::/128), verbatim.
+  [
+    "a service subnet fd00::/128 too small",
+    { serviceSubnet: "fd00::/128" },
+    'networking.serviceSubnet: Invalid value: "fd00::/128": subnet with 1 address(es) is too small, the minimum is 10',
   ],
   [
     "an etcd SAN with a space",
