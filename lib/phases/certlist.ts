@@ -13,6 +13,8 @@
  * @module
  */
 
+import { InputError } from "../base/errors.ts";
+import { aggregateErrors } from "../go/aggregate.ts";
 import { fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
 import { parseHostPortError } from "../kubeadm/init_config.ts";
 import {
@@ -623,6 +625,48 @@ export function validateControlPlanePkiSpec(spec: ControlPlanePkiSpec): string[]
   errs.push(...validateEncryptionAlgorithm(spec.encryptionAlgorithm, "encryptionAlgorithm"));
   errs.push(...validateAPIEndpoint(spec, "localAPIEndpoint"));
   return errs;
+}
+
+/**
+ * Refuses (InputError) control-plane nodes that cannot make one cluster: for
+ * a node list (`listed`), none, a name listed twice or two nodes on one
+ * advertise address; then each spec kubeadm init would refuse (its
+ * validation, in one line) or not serve on (see {@link advertiseAddressError}),
+ * named by its node when listed.
+ */
+export function checkControlPlaneNodes(
+  specs: readonly ControlPlanePkiSpec[],
+  listed: boolean,
+): void {
+  if (listed) {
+    if (specs.length === 0) throw new InputError("no control-plane nodes");
+    const names = new Set<string>();
+    const addresses = new Map<string, string>();
+    for (const spec of specs) {
+      const name = spec.nodeName;
+      if (names.has(name)) throw new InputError(`node ${JSON.stringify(name)} is listed twice`);
+      names.add(name);
+      const ip = parseIpSloppy(spec.advertiseAddress);
+      const addr = ip ? formatIp(ip) : spec.advertiseAddress;
+      const other = addresses.get(addr);
+      if (other !== undefined) {
+        throw new InputError(
+          `nodes ${JSON.stringify(other)} and ${
+            JSON.stringify(name)
+          } have the same advertise address ${addr}`,
+        );
+      }
+      addresses.set(addr, name);
+    }
+  }
+  for (const spec of specs) {
+    const where = listed ? `node ${JSON.stringify(spec.nodeName)}: ` : "";
+    const errs = validateControlPlanePkiSpec(spec);
+    if (errs.length) throw new InputError(`${where}${aggregateErrors(errs)}`);
+    // kubeadm init would not serve on this address (it replaces or refuses it).
+    const why = advertiseAddressError(spec.advertiseAddress);
+    if (why) throw new InputError(`${where}${why}`);
+  }
 }
 
 /**

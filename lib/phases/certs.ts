@@ -27,24 +27,22 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { InputError } from "../base/errors.ts";
-import { aggregateErrors } from "../go/aggregate.ts";
 import { type Cert, parseCertificateFrom } from "../pki/cert_info.ts";
 import { certificatesFromPem } from "../pki/certsource.ts";
 import { randomSerialHex } from "../pki/ca.ts";
 import { generateKeyObject, keyObjectPem, keyObjectSpki, type KeyType } from "../pki/keys.ts";
 import { decodePem, encodePem, type PemBlock } from "../pki/pem.ts";
-import { formatIp } from "../pki/pkix.ts";
 import { createCertificateDer } from "../pki/signed_cert.ts";
 import { verify, verifyHostname } from "../pki/x509_verify.ts";
 import type { RandomBytes } from "../base/random.ts";
 import {
-  advertiseAddressError,
   CERT_BACKDATE_MS,
   CERT_LIST,
   certAltNames,
   certList,
   type CertSpec,
   certSubject,
+  checkControlPlaneNodes,
   type ControlPlanePkiSpec,
   type EncryptionAlgorithm,
   keyTypeOf,
@@ -53,10 +51,8 @@ import {
   SA_KEY,
   SA_PUB,
   specForNode,
-  validateControlPlanePkiSpec,
   validityWarnings,
 } from "./certlist.ts";
-import { parseIpSloppy } from "../kubeadm/validation.ts";
 import {
   checkExistingKubeconfig,
   KUBECONFIG_LIST,
@@ -383,35 +379,7 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
   const targets: { node: ControlPlaneNode | undefined; spec: ControlPlanePkiSpec }[] = nodes
     ? nodes.map((n) => ({ node: n, spec: specForNode(base, n.name, n.advertiseAddress) }))
     : [{ node: undefined, spec: base }];
-  if (nodes) {
-    if (nodes.length === 0) throw new InputError("no control-plane nodes");
-    const names = new Map<string, string>();
-    const addresses = new Map<string, string>();
-    for (const t of targets) {
-      const name = t.spec.nodeName;
-      if (names.has(name)) throw new InputError(`node ${JSON.stringify(name)} is listed twice`);
-      names.set(name, name);
-      const ip = parseIpSloppy(t.spec.advertiseAddress);
-      const addr = ip ? formatIp(ip) : t.spec.advertiseAddress;
-      const other = addresses.get(addr);
-      if (other !== undefined) {
-        throw new InputError(
-          `nodes ${JSON.stringify(other)} and ${
-            JSON.stringify(name)
-          } have the same advertise address ${addr}`,
-        );
-      }
-      addresses.set(addr, name);
-    }
-  }
-  for (const t of targets) {
-    const errs = validateControlPlanePkiSpec(t.spec);
-    const where = t.node ? `node ${JSON.stringify(t.spec.nodeName)}: ` : "";
-    if (errs.length) throw new InputError(`${where}${aggregateErrors(errs)}`);
-    // kubeadm init would not serve on this address (it replaces or refuses it).
-    const why = advertiseAddressError(t.spec.advertiseAddress);
-    if (why) throw new InputError(`${where}${why}`);
-  }
+  checkControlPlaneNodes(targets.map((t) => t.spec), nodes !== undefined);
   warnings.push(...validityWarnings(base));
   if (targets.length > 1 && !base.controlPlaneEndpoint) {
     // kubeadm join --control-plane refuses such a cluster; every node's admin.conf points at itself.

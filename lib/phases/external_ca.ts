@@ -33,19 +33,18 @@ import { basicKubeconfig } from "../discovery/bootstrap_kubeconfig.ts";
 import { randomSerialHex, signing } from "../pki/ca.ts";
 import type { Cert } from "../pki/cert_info.ts";
 import { derOid, derTlv } from "../pki/der_encode.ts";
-import { formatIp } from "../pki/pkix.ts";
 import { generateKeyObject, keyObjectPem, keyObjectSpki } from "../pki/keys.ts";
 import { decodePem, encodePem, type PemBlock } from "../pki/pem.ts";
 import { createCertificateDer, kubeadmNameDer, sanValueDer } from "../pki/signed_cert.ts";
 import { type Csr, parseCsrPem } from "../kubelet/csr.ts";
 import { csrSignatureProblem } from "../kubelet/csr_judge.ts";
 import {
-  advertiseAddressError,
   CERT_BACKDATE_MS,
   CERT_LIST,
   certAltNames,
   type CertSpec,
   certSubject,
+  checkControlPlaneNodes,
   type ControlPlanePkiSpec,
   DEFAULT_CERT_VALIDITY_MS,
   type EncryptionAlgorithm,
@@ -56,7 +55,6 @@ import {
   specForNode,
   validateControlPlanePkiSpec,
 } from "./certlist.ts";
-import { parseIpSloppy } from "../kubeadm/validation.ts";
 import { type CaName, type ControlPlaneNode, loadPrivateKey, type PkiFile } from "./certs.ts";
 import {
   KUBECONFIG_LIST,
@@ -297,33 +295,8 @@ export interface GenerateCsrNodesOptions {
 export async function generateKeysAndCsrsForNodes(
   opts: GenerateCsrNodesOptions,
 ): Promise<GeneratedCsrs> {
-  if (opts.nodes.length === 0) throw new InputError("no control-plane nodes");
   const specs = opts.nodes.map((n) => specForNode(opts.spec, n.name, n.advertiseAddress));
-  const names = new Set<string>();
-  const addresses = new Map<string, string>();
-  for (const spec of specs) {
-    const name = spec.nodeName;
-    if (names.has(name)) throw new InputError(`node ${JSON.stringify(name)} is listed twice`);
-    names.add(name);
-    const ip = parseIpSloppy(spec.advertiseAddress);
-    const addr = ip ? formatIp(ip) : spec.advertiseAddress;
-    const other = addresses.get(addr);
-    if (other !== undefined) {
-      throw new InputError(
-        `nodes ${JSON.stringify(other)} and ${
-          JSON.stringify(name)
-        } have the same advertise address ${addr}`,
-      );
-    }
-    addresses.set(addr, name);
-  }
-  for (const spec of specs) {
-    const where = `node ${JSON.stringify(spec.nodeName)}: `;
-    const errs = validateControlPlanePkiSpec(spec);
-    if (errs.length) throw new InputError(`${where}${aggregateErrors(errs)}`);
-    const why = advertiseAddressError(spec.advertiseAddress);
-    if (why) throw new InputError(`${where}${why}`);
-  }
+  checkControlPlaneNodes(specs, true);
   const saPath = `pki/${SA_KEY}`;
   const have = specs.flatMap((s) => {
     const b = opts.existing.get(s.nodeName)?.get(saPath);
