@@ -108,6 +108,37 @@ export function treePaths(): string[] {
   return out;
 }
 
+/**
+ * The configuration flags of the verbs that read their configuration with
+ * {@link readPkiSpec} (`certs generate`, `certs generate-csr`), as `flagSet`
+ * picks: `--config`, kubeadm's value flags, `--node`. `validity`: the two
+ * validity periods (only a verb that signs has a use for them).
+ */
+export function pkiConfigFlags(validity: boolean): (string | readonly [string, string])[] {
+  return [
+    ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
+    "node-name",
+    "control-plane-endpoint",
+    [
+      "apiserver-advertise-address",
+      "the node's API server address (localAPIEndpoint.advertiseAddress)",
+    ],
+    ["apiserver-bind-port", "the node's API server port (6443)"],
+    "service-cidr",
+    "service-dns-domain",
+    ["cluster-name", "the cluster name in the kubeconfigs (kubernetes)"],
+    "apiserver-cert-extra-sans",
+    "etcd-server-cert-extra-sans",
+    "etcd-peer-cert-extra-sans",
+    ["encryption-algorithm", "RSA-2048 (default), RSA-3072, RSA-4096 or ECDSA-P256"],
+    ...(validity ? ["certificate-validity-period", "ca-certificate-validity-period"] : []),
+    [
+      "node",
+      "a control-plane node NAME=ADDRESS, repeatable (or a NODES file):\none directory per node",
+    ],
+  ];
+}
+
 /** The flags that give configuration values (kubeadm's names; refused next to --config, as kubeadm does). */
 export const CONFIG_VALUE_FLAGS = [
   "apiserver-advertise-address",

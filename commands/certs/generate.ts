@@ -23,31 +23,11 @@ import {
 } from "../_flags.ts";
 import { ensureDir, readInput, writeFilesAtomic } from "../_io.ts";
 import { nodeFs } from "../_read.ts";
-import { MAX_NODES, nodeFlags, readNodesFile, readPkiSpec } from "./_pki_config.ts";
+import { MAX_NODES, nodeFlags, pkiConfigFlags, readNodesFile, readPkiSpec } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs generate", [
-  ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
   ["out-dir", "where to write pki/ and the kubeconfigs (created 0700 with parents)"],
-  "control-plane-endpoint",
-  [
-    "apiserver-advertise-address",
-    "the node's API server address (localAPIEndpoint.advertiseAddress)",
-  ],
-  ["apiserver-bind-port", "the node's API server port (6443)"],
-  "node-name",
-  "service-cidr",
-  "service-dns-domain",
-  ["cluster-name", "the cluster name in the kubeconfigs (kubernetes)"],
-  "apiserver-cert-extra-sans",
-  "etcd-server-cert-extra-sans",
-  "etcd-peer-cert-extra-sans",
-  ["encryption-algorithm", "RSA-2048 (default), RSA-3072, RSA-4096 or ECDSA-P256"],
-  "certificate-validity-period",
-  "ca-certificate-validity-period",
-  [
-    "node",
-    "a control-plane node NAME=ADDRESS, repeatable (or a NODES file):\none directory per node",
-  ],
+  ...pkiConfigFlags(true),
   ["ca", "use this cluster CA certificate (ca.crt)"],
   ["ca-key", "its private key (ca.key)"],
   "front-proxy-ca",

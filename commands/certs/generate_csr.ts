@@ -13,6 +13,7 @@ import { UsageError } from "../../lib/base/errors.ts";
 import {
   MAX_NODES,
   nodeFlags,
+  pkiConfigFlags,
   readNodesFile,
   readPkiSpec,
   readTree,
@@ -20,26 +21,8 @@ import {
 } from "./_pki_config.ts";
 
 const FLAGS = flagSet("certs generate-csr", [
-  ["config", "a kubeadm InitConfiguration + ClusterConfiguration (v1beta4 or v1beta3)"],
   ["out-dir", "where to write pki/ and the kubeconfigs (created 0700 with parents)"],
-  "node-name",
-  "control-plane-endpoint",
-  [
-    "apiserver-advertise-address",
-    "the node's API server address (localAPIEndpoint.advertiseAddress)",
-  ],
-  ["apiserver-bind-port", "the node's API server port (6443)"],
-  "service-cidr",
-  "service-dns-domain",
-  ["cluster-name", "the cluster name in the kubeconfigs (kubernetes)"],
-  "apiserver-cert-extra-sans",
-  "etcd-server-cert-extra-sans",
-  "etcd-peer-cert-extra-sans",
-  ["encryption-algorithm", "RSA-2048 (default), RSA-3072, RSA-4096 or ECDSA-P256"],
-  [
-    "node",
-    "a control-plane node NAME=ADDRESS, repeatable (or a NODES file):\none directory per node",
-  ],
+  ...pkiConfigFlags(false),
   ["force", "replace existing keys, CSRs and kubeconfigs (kubeadm refuses them)"],
 ]);
 
