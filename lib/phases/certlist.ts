@@ -16,6 +16,10 @@
 import { InputError } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
 import { fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
+import {
+  DEFAULT_CA_CERT_VALIDITY_MS,
+  DEFAULT_CERT_VALIDITY_MS,
+} from "../kubeadm/cluster_config.ts";
 import { parseHostPortError } from "../kubeadm/init_config.ts";
 import {
   type Cidr,
@@ -45,11 +49,6 @@ export function keyTypeOf(alg: EncryptionAlgorithm): KeyType {
   return alg === "ECDSA-P256" ? "ecdsa-p256" : alg.toLowerCase() as KeyType;
 }
 
-const HOUR_MS = 3_600_000;
-/** `CertificateValidityPeriod`: 8760h. */
-export const DEFAULT_CERT_VALIDITY_MS = 8760 * HOUR_MS;
-/** `CACertificateValidityPeriod`: 87600h. */
-export const DEFAULT_CA_VALIDITY_MS = 87600 * HOUR_MS;
 /** `CertificateBackdate`: 5 minutes. */
 export const CERT_BACKDATE_MS = 5 * 60_000;
 
@@ -115,7 +114,7 @@ export function controlPlanePkiSpec(values: Partial<ControlPlanePkiSpec>): Contr
     externalEtcd: values.externalEtcd ?? false,
     encryptionAlgorithm: values.encryptionAlgorithm || "RSA-2048",
     certificateValidityMs: values.certificateValidityMs ?? DEFAULT_CERT_VALIDITY_MS,
-    caCertificateValidityMs: values.caCertificateValidityMs ?? DEFAULT_CA_VALIDITY_MS,
+    caCertificateValidityMs: values.caCertificateValidityMs ?? DEFAULT_CA_CERT_VALIDITY_MS,
     kubeletLocalMode: values.kubeletLocalMode ?? false,
   };
 }
@@ -688,12 +687,12 @@ export function validityWarnings(spec: ControlPlanePkiSpec): string[] {
       }`,
     );
   }
-  if (ca > DEFAULT_CA_VALIDITY_MS) {
+  if (ca > DEFAULT_CA_CERT_VALIDITY_MS) {
     out.push(
       `WARNING: caCertificateValidityPeriod: the value ${
         d(ca)
       } is more than the recommended default for CA certificate expiration: ${
-        d(DEFAULT_CA_VALIDITY_MS)
+        d(DEFAULT_CA_CERT_VALIDITY_MS)
       }`,
     );
   }

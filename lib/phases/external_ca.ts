@@ -46,7 +46,6 @@ import {
   certSubject,
   checkControlPlaneNodes,
   type ControlPlanePkiSpec,
-  DEFAULT_CERT_VALIDITY_MS,
   type EncryptionAlgorithm,
   keyTypeOf,
   nodeAltNames,
@@ -55,6 +54,7 @@ import {
   specForNode,
   validateControlPlanePkiSpec,
 } from "./certlist.ts";
+import { DEFAULT_CERT_VALIDITY_MS } from "../kubeadm/cluster_config.ts";
 import { type CaName, type ControlPlaneNode, loadPrivateKey, type PkiFile } from "./certs.ts";
 import {
   KUBECONFIG_LIST,
