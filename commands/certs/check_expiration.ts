@@ -141,7 +141,8 @@ Examples:
     for (const d of drift) ctx.stderr(`error: ${d}`);
     if (drift.length && threshold === undefined) return 3;
     const found = [...certs, ...cas].filter((e) => e.cert).length;
-    if (threshold === undefined) {
+    // A report that missed a file or found nothing is never a success (1), unless it said no (3).
+    const incompleteOrEmpty = (): number => {
       if (skipped.length) {
         ctx.stderr(`error: ${skipped.length} file(s) could not be read: the report is incomplete`);
         return 1;
@@ -151,7 +152,8 @@ Examples:
         return 1;
       }
       return 0;
-    }
+    };
+    if (threshold === undefined) return incompleteOrEmpty();
     let expiring = 0;
     for (const e of [...certs, ...cas].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!e.cert || !needsRenewal(e.cert, threshold, ctx.now)) continue;
@@ -164,15 +166,7 @@ Examples:
       );
     }
     if (expiring || drift.length) return 3;
-    if (skipped.length) {
-      ctx.stderr(`error: ${skipped.length} file(s) could not be read: the report is incomplete`);
-      return 1;
-    }
-    if (found === 0) {
-      ctx.stderr("error: no certificate found in the input");
-      return 1;
-    }
-    return 0;
+    return incompleteOrEmpty();
   },
 };
 
