@@ -12,9 +12,10 @@ import { parseManifestChunk, toJson, toYaml } from "../lib/k8s/manifest.ts";
 import { type DecodedSecret, decodeSecret, isSecretObject } from "../lib/k8s/secret.ts";
 import { simpleSecretsChunk } from "../lib/k8s/simple_secrets.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
-import { expectArgs, flagList, flagSet, missingFlag, outputFormat } from "./_flags.ts";
+import { expectArgs, flagList, flagSet, flagString, missingFlag, outputFormat } from "./_flags.ts";
 import { readManifestChunks } from "./_io.ts";
 import { readInput } from "./_read.ts";
+import { readTokenFile } from "./_secret_input.ts";
 import { SecretFileSkips } from "./_secret_inputs.ts";
 
 const FLAGS = flagSet("token check", [
@@ -23,6 +24,10 @@ const FLAGS = flagSet("token check", [
     "Secret manifests: YAML streams, JSON objects or Lists,\ndirectories (recursively; a file there that holds no Secret is\nskipped with a warning), '-' for stdin; repeatable (required)",
   ],
   ["output", "text (default), json or yaml (a TokenReview-style status)"],
+  [
+    "token-file",
+    "read TOKEN from FILE or stdin (-) instead of the command\nline (one token; the file must not be group/world-readable)",
+  ],
 ]);
 
 export const command: Command = {
@@ -42,10 +47,11 @@ Objects that are not Secrets are ignored.
 
 Usage:
   joinkit token check TOKEN --secrets FILE|DIR|- [--secrets ...] [-o text|json|yaml]
+  joinkit token check --token-file FILE|- --secrets FILE|DIR|- [...]
 
 Arguments:
   TOKEN   the bearer token; '-' reads it from the first line of stdin
-          (keeps it out of the process list)
+          (keeps it out of the process list); or --token-file
 
 ${FLAGS.help}
 Output (-o json), on success: a TokenReview-style object: apiVersion
@@ -60,14 +66,29 @@ Examples:
   echo abcdef.0123456789abcdef | joinkit token check - --secrets examples/tokens/ --now 2026-01-01T12:00:00Z
 `,
   run(ctx) {
-    expectArgs(ctx, 1, 1, "TOKEN");
+    // Secrets off argv: --token-file FILE|- (mode-checked, one token) instead of TOKEN.
+    const tokenFile = ctx.flags["token-file"] === undefined
+      ? undefined
+      : flagString(ctx.flags, "token-file");
+    if (tokenFile !== undefined && ctx.args.length > 0) {
+      throw new UsageError("TOKEN and --token-file: give one");
+    }
+    if (tokenFile === undefined) expectArgs(ctx, 1, 1, "TOKEN");
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     const paths = flagList(ctx.flags, "secrets");
     if (paths.length === 0) missingFlag(ctx.flags, "--secrets");
-    let token = ctx.args[0]!;
-    if (token === "-") {
-      if (paths.includes("-")) throw new UsageError("TOKEN and --secrets cannot both be '-'");
-      token = (readInput("-").text.split(/\r?\n/)[0] ?? "").trim();
+    let token: string;
+    if (tokenFile !== undefined) {
+      if (tokenFile === "-" && paths.includes("-")) {
+        throw new UsageError("--token-file and --secrets cannot both be '-'");
+      }
+      token = readTokenFile(tokenFile, "token-file");
+    } else {
+      token = ctx.args[0]!;
+      if (token === "-") {
+        if (paths.includes("-")) throw new UsageError("TOKEN and --secrets cannot both be '-'");
+        token = (readInput("-").text.split(/\r?\n/)[0] ?? "").trim();
+      }
     }
     const secrets: DecodedSecret[] = [];
     // Read document by document; every Secret is decoded (a malformed one is refused as ever),

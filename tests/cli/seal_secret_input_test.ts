@@ -248,3 +248,63 @@ Deno.test("CLI --certificate-key-file holding two values: exit 1 naming the file
     assert.equal(r.stdout, "");
   }
 });
+
+Deno.test("CLI token check --token-file FILE|-: the same verdict as TOKEN, mode-checked, never both, no secret on stderr", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const now = ["--now", "2026-01-01T00:00:00Z"];
+    const created = await runCli(["token", "create", TOKEN, ...now]);
+    assert.equal(created.code, 0, created.stderr);
+    const secrets = path.join(dir, "secrets.yaml");
+    fs.writeFileSync(secrets, created.stdout);
+    const byArg = await runCli(["token", "check", TOKEN, "--secrets", secrets, ...now]);
+    assert.equal(byArg.code, 0, byArg.stderr);
+    const byFile = await runCli([
+      "token",
+      "check",
+      "--token-file",
+      secretFile(`${TOKEN}\r\n`),
+      "--secrets",
+      secrets,
+      ...now,
+    ]);
+    assert.equal(byFile.code, 0, byFile.stderr);
+    assert.equal(byFile.stdout, byArg.stdout);
+    const byStdin = await runCli(
+      ["token", "check", "--token-file", "-", "--secrets", secrets, ...now],
+      { stdin: `${TOKEN}\n` },
+    );
+    assert.equal(byStdin.code, 0, byStdin.stderr);
+    assert.equal(byStdin.stdout, byArg.stdout);
+    // a wrong secret from a file: rejected (exit 3), the secret not echoed
+    const wrong = await runCli([
+      "token",
+      "check",
+      "--token-file",
+      secretFile("abcdef.ffffffffffffffff\n"),
+      "--secrets",
+      secrets,
+      ...now,
+    ]);
+    assert.equal(wrong.code, 3, wrong.stderr);
+    assert.ok(!/ffffffffffffffff|0123456789abcdef/.test(wrong.stderr), wrong.stderr);
+    const rows: [string[], number, RegExp][] = [
+      [["--token-file", secretFile(TOKEN, 0o644)], 1, /permissions 0644 are too open/],
+      [["--token-file", secretFile(`${TOKEN}\n${TOKEN}\n`)], 1, /holds 2 values/],
+      [[TOKEN, "--token-file", secretFile(TOKEN)], 2, /TOKEN and --token-file: give one/],
+      [["--token-file", "-", "--secrets", "-"], 2, /--token-file and --secrets cannot both be '-'/],
+    ];
+    for (const [flags, code, want] of rows) {
+      const r = await runCli(["token", "check", ...flags, "--secrets", secrets, ...now], {
+        stdin: `${TOKEN}\n`,
+      });
+      assert.equal(r.code, code, r.stderr);
+      assert.match(r.stderr, want);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.ok(!r.stderr.includes("0123456789abcdef"), r.stderr);
+      assert.equal(r.stdout, "");
+    }
+  } finally {
+    cleanup();
+  }
+});
