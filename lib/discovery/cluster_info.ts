@@ -6,7 +6,7 @@
  */
 
 import { InputError } from "../base/errors.ts";
-import { type KubeObject } from "../k8s/manifest.ts";
+import type { KubeObject } from "../k8s/manifest.ts";
 import { isObject } from "../base/object.ts";
 
 /** `ConfigMapClusterInfo`. */

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import process from "node:process";
 import { spawnSync } from "node:child_process";
 import { runCli, runInProcess } from "../_cli.ts";
 import { COMMANDS } from "../../commands/_table.ts";
@@ -115,7 +116,7 @@ for (const [argv, kubeadm, prefix] of KUBEADM) {
     assert.ok(r.stderr.startsWith(`error: ${prefix}`), r.stderr);
     const judge = "/opt/judges/kubeadm";
     if (!fs.existsSync(judge)) {
-      console.log(`kubeadm judge absent (${judge}): the recorded verdict stands`);
+      process.stderr.write(`kubeadm judge absent (${judge}): the recorded verdict stands\n`);
       return;
     }
     const k = spawnSync(judge, argv, { encoding: "utf8", env: { HOME: "/nonexistent" } });

@@ -8,7 +8,7 @@ import {
   signingTokenOf,
 } from "../../lib/discovery/bootstrap_signer.ts";
 import { parseManifests } from "../../lib/k8s/manifest.ts";
-import { type DecodedSecret } from "../../lib/k8s/secret.ts";
+import type { DecodedSecret } from "../../lib/k8s/secret.ts";
 import { runCli, tempDir } from "../_cli.ts";
 
 // k/k pkg/controller/bootstrap/bootstrapsigner_test.go + common_test.go

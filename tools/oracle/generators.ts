@@ -6,7 +6,21 @@
  * @module
  */
 
-import { type Attr, b64, CN, hex, name, O, oddValue, oid, OU, Rng, seq, tlv, utf8 } from "./der.ts";
+import {
+  type Attr,
+  b64,
+  CN,
+  hex,
+  name,
+  O,
+  oddValue,
+  oid,
+  OU,
+  type Rng,
+  seq,
+  tlv,
+  utf8,
+} from "./der.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Spec = Record<string, any>;
