@@ -284,8 +284,10 @@ function parseYaml(text: string, source: string, docsBefore = 0): unknown[] {
     docs = loadAll(text, { schema: K8S_YAML_SCHEMA, maxDepth: MAX_DEPTH });
   } catch (err) {
     const mark = err instanceof YAMLException ? err.mark : undefined;
-    // The reason may quote input (an alias name): cut it like any other first line.
-    const reason = firstLine(err instanceof YAMLException ? new Error(err.reason) : err);
+    // The reason may quote input (an alias or tag name, which can sit where a secret value goes:
+    // `password: *hunter2`): what it quotes is withheld; the line and column say where.
+    const reason = firstLine(err instanceof YAMLException ? new Error(err.reason) : err)
+      .replace(/"[^"]*"/g, '"<withheld>"').replace(/!<[^>]*>/g, "!<withheld>");
     const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : "";
     const doc = docsBefore + (mark ? documentNumber(text, mark.position) : 1);
     throw new InputError(`${source}: document ${doc} is not valid YAML: ${reason}${where}`);

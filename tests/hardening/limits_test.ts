@@ -213,3 +213,24 @@ Deno.test("oneLine() stays linear on long runs of blanks and keeps its one-line 
   assert.equal(oneLine(new Error("x\n\n\ny")), "x\\n\\n\\ny");
   assert.equal(oneLine("plain"), "plain");
 });
+
+Deno.test("parseManifests() withholds what the YAML parser quotes (an alias or tag where a secret value goes), keeping where it is", () => {
+  for (
+    const [text, want] of [
+      [
+        "stringData:\n  password: *hunter2\n",
+        /unidentified alias "<withheld>" at line 2, column 14$/,
+      ],
+      ["data:\n  token: !s3cr3t x\n", /unknown scalar tag !<withheld> at line 2, column 10$/],
+    ] as const
+  ) {
+    try {
+      parseManifests(text, "secret.yaml");
+      assert.fail("parsed");
+    } catch (e) {
+      assert.ok(e instanceof InputError);
+      assert.match(e.message, want);
+      assert.doesNotMatch(e.message, /hunter2|s3cr3t/);
+    }
+  }
+});
