@@ -18,6 +18,7 @@ import {
   SA_KEY,
   SA_PUB,
   validateControlPlanePkiSpec,
+  validityWarnings,
 } from "../../lib/phases/certlist.ts";
 import { KUBECONFIG_LIST } from "../../lib/phases/kubeconfigs.ts";
 import type { ControlPlaneNode } from "../../lib/phases/certs.ts";
@@ -221,6 +222,8 @@ export async function readPkiSpec(
     const e = validateControlPlanePkiSpec(spec).find((x) => x.startsWith("nodeRegistration"));
     if (e !== undefined) throw new InputError(e);
   }
+  // kubeadm validates flag values as it validates a file, and warns the same (a file's reader did).
+  for (const w of validityWarnings(spec)) ctx.stderr(w);
   return spec;
 }
 

@@ -15,10 +15,12 @@
 
 import { InputError } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
-import { fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
+import { DocReader, fieldInvalid, fieldRequired } from "../kubeadm/api.ts";
 import {
+  decodeClusterConfiguration,
   DEFAULT_CA_CERT_VALIDITY_MS,
   DEFAULT_CERT_VALIDITY_MS,
+  validateClusterConfiguration,
 } from "../kubeadm/cluster_config.ts";
 import { parseHostPortError } from "../kubeadm/init_config.ts";
 import {
@@ -35,7 +37,6 @@ import {
   validateServiceSubnetSize,
 } from "../kubeadm/validation.ts";
 import { isDns1123Subdomain } from "../kubelet/csr_validation.ts";
-import { formatDuration } from "../go/duration.ts";
 import { goSplitHostPort } from "../go/net.ts";
 import { goQuote } from "../go/quote.ts";
 import { formatIp, parseIp } from "../pki/pkix.ts";
@@ -671,37 +672,15 @@ export function checkControlPlaneNodes(
 /**
  * kubeadm's warnings for validity periods above its defaults or a leaf
  * period above the CA period (`ValidateCertValidity`: logged as
- * `WARNING: …`, not refused).
+ * `WARNING: …`, not refused), for values that did not come from a
+ * configuration file (whose reader has warned already): kubeadm's
+ * ClusterConfiguration validation of its defaults with these two periods.
  */
-export function validityWarnings(spec: ControlPlanePkiSpec): string[] {
-  const out: string[] = [];
-  const d = formatDuration;
-  const leaf = spec.certificateValidityMs;
-  const ca = spec.caCertificateValidityMs;
-  if (leaf > DEFAULT_CERT_VALIDITY_MS) {
-    out.push(
-      `WARNING: certificateValidityPeriod: the value ${
-        d(leaf)
-      } is more than the recommended default for certificate expiration: ${
-        d(DEFAULT_CERT_VALIDITY_MS)
-      }`,
-    );
-  }
-  if (ca > DEFAULT_CA_CERT_VALIDITY_MS) {
-    out.push(
-      `WARNING: caCertificateValidityPeriod: the value ${
-        d(ca)
-      } is more than the recommended default for CA certificate expiration: ${
-        d(DEFAULT_CA_CERT_VALIDITY_MS)
-      }`,
-    );
-  }
-  if (leaf > ca) {
-    out.push(
-      `WARNING: certificateValidityPeriod: the value ${
-        d(leaf)
-      } is more than the caCertificateValidityPeriod: ${d(ca)}`,
-    );
-  }
-  return out;
+export function validityWarnings(
+  spec: Pick<ControlPlanePkiSpec, "certificateValidityMs" | "caCertificateValidityMs">,
+): string[] {
+  const c = decodeClusterConfiguration(new DocReader("flags"), undefined, "v1beta4");
+  c.certificateValidityPeriodMs = spec.certificateValidityMs;
+  c.caCertificateValidityPeriodMs = spec.caCertificateValidityMs;
+  return validateClusterConfiguration(c).warnings;
 }

@@ -51,7 +51,6 @@ import {
   SA_KEY,
   SA_PUB,
   specForNode,
-  validityWarnings,
 } from "./certlist.ts";
 import {
   checkExistingKubeconfig,
@@ -380,7 +379,6 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
     ? nodes.map((n) => ({ node: n, spec: specForNode(base, n.name, n.advertiseAddress) }))
     : [{ node: undefined, spec: base }];
   checkControlPlaneNodes(targets.map((t) => t.spec), nodes !== undefined);
-  warnings.push(...validityWarnings(base));
   if (targets.length > 1 && !base.controlPlaneEndpoint) {
     // kubeadm join --control-plane refuses such a cluster; every node's admin.conf points at itself.
     warnings.push(

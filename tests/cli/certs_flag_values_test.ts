@@ -290,3 +290,34 @@ Deno.test("CLI certs generate names a malformed value (exit 2) before the missin
   );
   assert.equal(fs.existsSync(dir), false);
 });
+
+Deno.test("CLI certs generate prints kubeadm's validity-period warnings once, from --config or from the flags", async () => {
+  // kubeadm v1.32.5 (init phase certs all --config, certificateValidityPeriod 9000h, CA 8760h)
+  // printed these two lines, once each.
+  const want = [
+    "WARNING: certificateValidityPeriod: the value 9000h0m0s is more than the recommended default for certificate expiration: 8760h0m0s",
+    "WARNING: certificateValidityPeriod: the value 9000h0m0s is more than the caCertificateValidityPeriod: 8760h0m0s",
+  ];
+  const cfg = path.join(root.dir, "validity.yaml");
+  fs.writeFileSync(
+    cfg,
+    fs.readFileSync(ECDSA, "utf8").replace(
+      "certificateValidityPeriod: 48h",
+      "certificateValidityPeriod: 9000h",
+    ),
+  );
+  const runs = [
+    ["--config", cfg],
+    [
+      ...NODE,
+      ...["--encryption-algorithm", "ECDSA-P256", "--certificate-validity-period", "9000h"],
+      ...["--ca-certificate-validity-period", "8760h"],
+    ],
+  ];
+  for (const [i, argv] of runs.entries()) {
+    const dir = path.join(root.dir, `validity-${i}`);
+    const r = await runCli(["certs", "generate", ...argv, "--out-dir", dir, ...NOW]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stderr.split("\n").filter((l) => l.startsWith("WARNING:")), want);
+  }
+});
