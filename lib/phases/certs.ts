@@ -219,6 +219,11 @@ export function loadPrivateKey(pem: string, source: string): KeyObject {
   return key;
 }
 
+/** A signed certificate (DER) and its key, as the PEM files kubeadm writes. */
+function pemPair(key: KeyObject, der: Uint8Array): { certPem: string; keyPem: string } {
+  return { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a).equals(Buffer.from(b));
 }
@@ -780,15 +785,8 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
         );
       } else {
         const key = plan.job.key!;
-        const der = certListCertificate(
-          c,
-          t.spec,
-          key,
-          { cert: a.cert, key: a.key! },
-          opts.now,
-          opts.random,
-        );
-        pair = { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
+        const ca = { cert: a.cert, key: a.key! };
+        pair = pemPair(key, certListCertificate(c, t.spec, key, ca, opts.now, opts.random));
         if (plan.shareKey) sharedLeaves.set(plan.shareKey, { pair, from: crtPath });
         lines.push(`[certs] ${where}Generating "${c.baseName}" certificate and key`);
       }
@@ -852,15 +850,8 @@ export async function buildControlPlanePki(opts: ControlPlanePkiOptions): Promis
       let pair = clientPairs.get(plan.user);
       if (!pair) {
         const key = plan.job.key!;
-        const der = kubeconfigClientCertificate(
-          k,
-          t.spec,
-          key,
-          { cert: a.cert, key: a.key! },
-          opts.now,
-          opts.random,
-        );
-        pair = { certPem: encodePem("CERTIFICATE", der), keyPem: keyObjectPem(key) };
+        const ca = { cert: a.cert, key: a.key! };
+        pair = pemPair(key, kubeconfigClientCertificate(k, t.spec, key, ca, opts.now, opts.random));
         clientPairs.set(plan.user, pair);
       }
       lines.push(`[kubeconfig] ${where}Writing ${JSON.stringify(k.file)} kubeconfig file`);
