@@ -47,11 +47,12 @@ export async function readPkiConfig(
     checkFlagValues(controlPlanePkiSpec({ nodeName: nameFlag }), ["node-name"]);
   }
   const input = readInput(file);
-  const { parseManifests } = await import("../../lib/k8s/manifest.ts");
-  const { readInitConfiguration } = await import("../../lib/kubeadm/init_config.ts");
+  const { readInitConfiguration, readKubeadmDocuments } = await import(
+    "../../lib/kubeadm/init_config.ts"
+  );
   const nodeName = flagString(ctx.flags, "node-name");
   const read = readInitConfiguration(
-    parseManifests(input.text, input.name),
+    readKubeadmDocuments(input.text, input.name),
     input.name,
     nodeName !== undefined ? { nodeName } : {},
   );

@@ -41,6 +41,14 @@ const CASES: { what: string; name: string; text: string; argv: string[]; want: s
     want: CORE_V1,
   },
   {
+    what: "certs generate --config: an empty piece after ---",
+    name: "certs-trailing.yaml",
+    text: INIT.replace("bootstrapTokens:\n- token: abcdef.0123456789abcdef\n", "") +
+      "localAPIEndpoint:\n  advertiseAddress: 10.0.0.5\nnodeRegistration:\n  name: cp-1\n---\n# end\n",
+    argv: ["certs", "generate", "--out-dir", path.join(root.dir, "never-written"), ...NOW],
+    want: NO_KIND,
+  },
+  {
     what: "node-payload --config: a core v1 object beside the JoinConfiguration",
     name: "join-v1.yaml",
     text: JOIN + CONFIG_MAP,
@@ -56,6 +64,7 @@ for (const c of CASES) {
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stderr, `error: ${p}: ${c.want}\n`);
     assert.equal(r.stdout, "");
+    assert.equal(fs.existsSync(path.join(root.dir, "never-written")), false);
   });
 }
 
