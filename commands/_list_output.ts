@@ -109,8 +109,9 @@ export class DataListWriter {
       return;
     }
     // toJson's array: `[`, each element indented four more spaces, `,` between, `]`.
-    // JSON strings hold no raw line breaks, so every line is indented.
-    const text = JSON.stringify(this.m.sortKeys(value), null, 4).replace(/^/gm, "    ");
+    // JSON strings hold no raw \n, so every line is indented; only \n starts a line (a /^/m regex
+    // would also indent after a raw U+2028/U+2029, which JSON.stringify leaves in strings).
+    const text = indentLines(JSON.stringify(this.m.sortKeys(value), null, 4), "    ");
     this.out.write((n === 1 ? "[\n" : ",\n") + text);
   }
 }
@@ -168,7 +169,12 @@ export class ShapeWriter {
 
   /** The `n`th (from 1) item of a JSON List. */
   #item(obj: unknown, n: number): void {
-    const text = JSON.stringify(this.m.sortKeys(obj), null, 4).replace(/^/gm, "        ");
+    const text = indentLines(JSON.stringify(this.m.sortKeys(obj), null, 4), "        ");
     this.write((n === 1 ? '{\n    "apiVersion": "v1",\n    "items": [\n' : ",\n") + text);
   }
+}
+
+/** `text` with `pad` before each line; lines end at \n only (JSON's line breaks). */
+function indentLines(text: string, pad: string): string {
+  return pad + text.replaceAll("\n", "\n" + pad);
 }

@@ -123,3 +123,14 @@ Deno.test("ShapeWriter() writes what renderInInputShape writes: Lists, streams, 
     }
   }
 });
+
+Deno.test("DataListWriter() keeps strings holding raw U+2028/U+2029 (JSON.stringify leaves them raw; only \\n starts a line)", async () => {
+  const values = [{ file: "a\u2028b.crt", note: "x\u2029y" }, { file: "c.crt", note: "" }];
+  let got = "";
+  const out = new HeldOutput((t) => got += t, 64);
+  const w = await dataListWriter("json", out, false);
+  for (const v of values) w.add(v);
+  w.end();
+  assert.equal(got, await renderData(values, "json"));
+  assert.deepEqual(JSON.parse(got), values);
+});
