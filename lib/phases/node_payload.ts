@@ -267,7 +267,15 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  *
  * @example
  * ```ts
- * refuseUnreadableJoinYaml({ a: "\ud800" }, "join.yaml"); // throws UsageError
+ * import { refuseUnreadableJoinYaml } from "./node_payload.ts";
+ * refuseUnreadableJoinYaml({ a: "ok \u2028 too" }, "join.yaml"); // returns
+ * let refused = false;
+ * try {
+ *   refuseUnreadableJoinYaml({ a: "\ud800" }, "join.yaml");
+ * } catch {
+ *   refused = true; // UsageError: join.yaml: a holds an unpaired surrogate, …
+ * }
+ * if (!refused) throw new Error("a lone surrogate must be refused");
  * ```
  */
 export function refuseUnreadableJoinYaml(object: unknown, source: string): void {
