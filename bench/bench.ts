@@ -1113,6 +1113,46 @@ async function main(): Promise<void> {
       500,
       "cpu",
     );
+    // Issue 21: sealing and SOPS-encrypting a fleet of token Secrets (6 values each). The
+    // controller certificate is the test suite's (RSA-4096, kubeseal's default key size).
+    const sealCert = path.join(ROOT, "tests", "fixtures", "gitops", "controller.crt");
+    const fleetSecrets = (): string => {
+      const f = path.join(work, "seal-secrets.yaml");
+      if (!fs.existsSync(f)) {
+        execFileSync(BIN, ["token", "create", "--count", String(N_TOKENS)], {
+          cwd: work,
+          stdio: [...to(f)],
+        });
+      }
+      return f;
+    };
+    budgetCase(
+      `binary: seal, ${N_TOKENS} token Secrets (RSA-4096 controller key)`,
+      ["seal", "token create"],
+      () => ({
+        argv: jk(["seal", "--cert", sealCert, "--now", "2026-12-01T00:00:00Z", fleetSecrets()]),
+        cwd: work,
+      }),
+      10_000,
+      "cpu",
+    );
+    budgetCase(
+      `binary: encrypt (SOPS, age), ${N_TOKENS} token Secrets`,
+      ["encrypt", "token create"],
+      () => ({
+        argv: jk([
+          "encrypt",
+          "--age-recipient",
+          "age1e2j95m5k8d0rlp5fmhesplc79haljmuhyucjy7qzf7cnxxwp0qwquz4n4w",
+          "--now",
+          "2026-12-01T00:00:00Z",
+          fleetSecrets(),
+        ]),
+        cwd: work,
+      }),
+      5_000,
+      "cpu",
+    );
     budgetCase(
       `binary: token create --count ${BIG_TOKENS}`,
       ["token create"],
