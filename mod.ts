@@ -40,6 +40,7 @@ import { VERSION } from "./lib/base/version.ts";
 import { parseDuration } from "./lib/go/duration.ts";
 import { renderObjects } from "./lib/k8s/manifest.ts";
 import { parseServerUrl } from "./lib/k8s/server_url.ts";
+import { compileGoRegexp } from "./lib/go/regexp.ts";
 import { KEY_TYPES, type KeyType } from "./lib/pki/keys.ts";
 import * as bootstrapToken from "./lib/tokens/bootstrap_token.ts";
 import { generateToken as newToken, type Token, tokenFromString } from "./lib/tokens/token.ts";
@@ -689,5 +690,252 @@ export function renderManifests(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Operations added this round (certs generate, seal/encrypt, RE2 patterns) are exported below as
-// they land in lib/, each as a task-level function with an @example.
+// This round's operations: the control-plane PKI, Secrets for git, Go's regular expressions.
+
+/** What {@link controlPlanePki} makes: kubeadm's InitConfiguration/ClusterConfiguration fields. */
+export interface ControlPlanePkiOptions {
+  /** `nodeRegistration.name` (lower-cased as kubeadm does). */
+  nodeName: string;
+  /** `localAPIEndpoint.advertiseAddress`. */
+  advertiseAddress: string;
+  /** `localAPIEndpoint.bindPort` (6443). */
+  bindPort?: number;
+  /** `controlPlaneEndpoint` (none). */
+  controlPlaneEndpoint?: string;
+  /** `networking.serviceSubnet` (10.96.0.0/12). */
+  serviceSubnet?: string;
+  /** `networking.dnsDomain` (cluster.local). */
+  dnsDomain?: string;
+  /** `clusterName` (kubernetes). */
+  clusterName?: string;
+  /** `apiServer.certSANs`. */
+  apiServerCertSANs?: readonly string[];
+  /** `etcd.local.serverCertSANs`. */
+  etcdServerCertSANs?: readonly string[];
+  /** `etcd.local.peerCertSANs`. */
+  etcdPeerCertSANs?: readonly string[];
+  /** `etcd.external` is set: no etcd certificates. */
+  externalEtcd?: boolean;
+  /** `encryptionAlgorithm`: RSA-2048 (default), RSA-3072, RSA-4096, ECDSA-P256, ECDSA-P384. */
+  encryptionAlgorithm?: string;
+  /** `certificateValidityPeriod`, Go syntax or ms (8760h). */
+  certificateValidity?: string | number;
+  /** `caCertificateValidityPeriod`, Go syntax or ms (87600h). */
+  caCertificateValidity?: string | number;
+  /** Files already there (paths relative to the output directory, e.g. `pki/ca.crt`): kept as kubeadm keeps them. */
+  existing?: Readonly<Record<string, Pem>>;
+  /** The clock (default: now). */
+  now?: Date;
+}
+
+/** One file of the tree, relative to the output directory. */
+export interface PkiFileToWrite {
+  /** e.g. `pki/apiserver.crt`, `admin.conf`. */
+  path: string;
+  /** Its content (PEM or kubeconfig YAML). */
+  data: string;
+  /** kubeadm's mode: 0o600 for keys, `sa.pub` and kubeconfigs, 0o644 for certificates. */
+  mode: number;
+}
+
+/** What {@link controlPlanePki} made. */
+export interface ControlPlanePkiResult {
+  /** The files to write (none of `existing`). */
+  files: PkiFileToWrite[];
+  /** kubeadm's warnings (left-out SANs, long validity, an unexpected server URL). */
+  warnings: string[];
+}
+
+/** A duration given as Go text or milliseconds. */
+function durationMs(v: string | number | undefined): number | undefined {
+  return typeof v === "string" ? parseDuration(v) : v;
+}
+
+/**
+ * The control-plane PKI `kubeadm init phase certs all` and `kubeconfig all`
+ * write for one node (what `joinkit certs generate` writes): the CAs, every
+ * leaf certificate and key with kubeadm's names, SANs and usages, `sa.key`/
+ * `sa.pub`, and the kubeconfigs. Files in `existing` are kept and checked as
+ * kubeadm checks them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { controlPlanePki } from "./mod.ts";
+ *
+ * const pki = await controlPlanePki({
+ *   nodeName: "cp-1",
+ *   advertiseAddress: "10.0.0.10",
+ *   encryptionAlgorithm: "ECDSA-P256",
+ *   now: new Date("2026-01-01T00:00:00Z"),
+ * });
+ * const paths = pki.files.map((f) => f.path);
+ * assert.ok(paths.includes("pki/ca.crt") && paths.includes("pki/apiserver.key"));
+ * assert.equal(pki.files.find((f) => f.path === "pki/apiserver.key")?.mode, 0o600);
+ * ```
+ */
+export function controlPlanePki(options: ControlPlanePkiOptions): Promise<ControlPlanePkiResult> {
+  return lifted(async () => {
+    const { controlPlanePkiSpec } = await import("./lib/phases/certlist.ts");
+    const { buildControlPlanePki } = await import("./lib/phases/certs.ts");
+    const o = options;
+    const spec = controlPlanePkiSpec({
+      nodeName: o.nodeName,
+      advertiseAddress: o.advertiseAddress,
+      ...(o.bindPort !== undefined ? { bindPort: o.bindPort } : {}),
+      ...(o.controlPlaneEndpoint !== undefined
+        ? { controlPlaneEndpoint: o.controlPlaneEndpoint }
+        : {}),
+      ...(o.serviceSubnet !== undefined ? { serviceSubnet: o.serviceSubnet } : {}),
+      ...(o.dnsDomain !== undefined ? { dnsDomain: o.dnsDomain } : {}),
+      ...(o.clusterName !== undefined ? { clusterName: o.clusterName } : {}),
+      ...(o.apiServerCertSANs ? { apiServerCertSANs: [...o.apiServerCertSANs] } : {}),
+      ...(o.etcdServerCertSANs ? { etcdServerCertSANs: [...o.etcdServerCertSANs] } : {}),
+      ...(o.etcdPeerCertSANs ? { etcdPeerCertSANs: [...o.etcdPeerCertSANs] } : {}),
+      ...(o.externalEtcd !== undefined ? { externalEtcd: o.externalEtcd } : {}),
+      ...(o.encryptionAlgorithm !== undefined
+        ? { encryptionAlgorithm: o.encryptionAlgorithm }
+        : {}),
+      ...(o.certificateValidity !== undefined
+        ? { certificateValidityMs: durationMs(o.certificateValidity)! }
+        : {}),
+      ...(o.caCertificateValidity !== undefined
+        ? { caCertificateValidityMs: durationMs(o.caCertificateValidity)! }
+        : {}),
+    });
+    const existing = new Map<string, Uint8Array>();
+    for (const [p, v] of Object.entries(o.existing ?? {})) {
+      existing.set(p, typeof v === "string" ? new TextEncoder().encode(v) : v);
+    }
+    const pki = await buildControlPlanePki({ spec, now: o.now ?? new Date(), existing });
+    return {
+      files: pki.files.map((f) => ({ path: f.path, data: f.data, mode: f.mode })),
+      warnings: [...pki.warnings],
+    };
+  });
+}
+
+/** How {@link sealSecret} seals. */
+export interface SealSecretOptions {
+  /** The Sealed Secrets controller's certificate (PEM; `kubeseal --fetch-cert`). */
+  certificate: Pem;
+  /** `strict` (default: the Secret's own annotations decide), `namespace-wide` or `cluster-wide`. */
+  scope?: "strict" | "namespace-wide" | "cluster-wide";
+  /** Seal a Secret with neither data nor stringData (`--allow-empty-data`). */
+  allowEmptyData?: boolean;
+  /** The clock the certificate's validity is checked at (default: now). */
+  now?: Date;
+}
+
+/**
+ * The SealedSecret `kubeseal --cert CERT [--scope S]` writes for `secret`
+ * (bitnami.com/v1alpha1; each value RSA-OAEP + AES-256-GCM for the
+ * controller), safe to commit to git.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCa, sealSecret, tokenSecret } from "./mod.ts";
+ *
+ * // Any RSA certificate stands in for the controller's here (`kubeseal --fetch-cert` in real use).
+ * const controller = await createCa({ commonName: "sealed-secrets", keyType: "rsa-2048" });
+ * const secret = tokenSecret("abcdef.0123456789abcdef", { ttl: 0 });
+ * const sealed = await sealSecret(secret, { certificate: controller.certificate });
+ * assert.equal(sealed.kind, "SealedSecret");
+ * const spec = sealed.spec as { encryptedData: Record<string, string> };
+ * assert.ok(spec.encryptedData["token-secret"]);
+ * assert.ok(!JSON.stringify(sealed).includes("0123456789abcdef"));
+ * ```
+ */
+export function sealSecret(
+  secret: KubernetesObject,
+  options: SealSecretOptions,
+): Promise<KubernetesObject> {
+  return lifted(async () => {
+    const { loadCertsPem } = await import("./lib/pki/certsource.ts");
+    const { sealingKeyFromCert, sealSecret: seal } = await import("./lib/gitops/sealed_secret.ts");
+    const cert = (await loadCertsPem(options.certificate, "sealing certificate"))[0]!;
+    const key = sealingKeyFromCert(cert, options.now ?? new Date());
+    return seal(secret as Parameters<typeof seal>[0], {
+      key,
+      scope: options.scope ?? "strict",
+      ...(options.allowEmptyData ? { allowEmptyData: true } : {}),
+    }, "secret");
+  });
+}
+
+/**
+ * `secret` SOPS-encrypted for age `recipients` (`age1…`), as `sops --encrypt
+ * --encrypted-regex '^(data|stringData)$' --age R` writes it: values
+ * encrypted, the rest in clear; `sops --decrypt` and Flux read it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generateIdentity, identityToRecipient } from "age-encryption";
+ * import { encryptSecret, tokenSecret } from "./mod.ts";
+ *
+ * const recipient = await identityToRecipient(await generateIdentity());
+ * const doc = await encryptSecret(tokenSecret("abcdef.0123456789abcdef", { ttl: 0 }), [recipient]);
+ * const data = doc.data as Record<string, string>;
+ * assert.match(data["token-secret"]!, /^ENC\[AES256_GCM,data:/);
+ * assert.equal((doc.sops as { age: { recipient: string }[] }).age[0]!.recipient, recipient);
+ * ```
+ */
+export function encryptSecret(
+  secret: KubernetesObject,
+  recipients: readonly string[],
+  options: { now?: Date } = {},
+): Promise<KubernetesObject> {
+  return lifted(async () => {
+    if (recipients.length === 0) {
+      throw new InvalidInputError("at least one age recipient is needed");
+    }
+    const { parseAgeRecipient } = await import("./lib/gitops/age.ts");
+    const { newSopsDataKey, sopsEncryptObject } = await import("./lib/gitops/sops.ts");
+    const { withoutLastApplied } = await import("./lib/gitops/sealed_secret.ts");
+    const checked = recipients.map((r) => parseAgeRecipient(r.trim()));
+    const key = await newSopsDataKey(checked);
+    return sopsEncryptObject(
+      withoutLastApplied(secret as Parameters<typeof withoutLastApplied>[0]),
+      key,
+      options.now ?? new Date(),
+    );
+  });
+}
+
+/** A compiled Go regular expression (Go's `regexp`, RE2 syntax, linear time). */
+export interface GoRegexp {
+  /** The pattern as given. */
+  readonly pattern: string;
+  /** Go's `MatchString`: whether it matches anywhere in `text`. */
+  test(text: string): boolean;
+}
+
+/**
+ * Compiles `pattern` as Go's `regexp.Compile` does (Go 1.23 syntax: RE2, no
+ * backreferences or lookaround, linear-time matching), the patterns kubeadm
+ * and approval policies are written in. A pattern Go refuses throws
+ * {@link InvalidInputError} with Go's text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { goRegexp, InvalidInputError } from "./mod.ts";
+ *
+ * assert.equal(goRegexp("^system:node:[a-z0-9.-]+$").test("system:node:worker-1"), true);
+ * assert.throws(() => goRegexp("(a)\\1"), InvalidInputError); // Go has no backreferences
+ * ```
+ */
+export function goRegexp(pattern: string): GoRegexp {
+  return liftedSync(() => {
+    let re;
+    try {
+      re = compileGoRegexp(pattern);
+    } catch (e) {
+      if (e instanceof Error && e.name === "GoRegexpError") throw new InvalidInputError(e.message);
+      throw e;
+    }
+    return { pattern: re.pattern, test: (text: string) => re.matchString(text) };
+  });
+}

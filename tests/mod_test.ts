@@ -134,3 +134,54 @@ Deno.test("bootstrapKubeconfig() embeds the CA bytes as given and the token, as 
   assert.deepEqual(kc.users, [{ name: "tls-bootstrap-token-user", user: { token: TOKEN } }]);
   assert.equal(kc["current-context"], "tls-bootstrap-token-user@kubernetes");
 });
+
+Deno.test("sealSecret() refuses a controller certificate without an RSA key in kubeseal's words", async () => {
+  await assert.rejects(
+    jk.sealSecret(jk.tokenSecret(TOKEN), { certificate: ca.certificate }),
+    (e: unknown) =>
+      e instanceof jk.InvalidInputError &&
+      /^expected RSA public key but found ECDSA P-256 key$/.test(e.reason),
+  );
+});
+
+Deno.test("encryptSecret() refuses a malformed age recipient, and no recipient at all", async () => {
+  await assert.rejects(
+    jk.encryptSecret(jk.tokenSecret(TOKEN), ["age1nope"]),
+    (e: unknown) =>
+      e instanceof jk.InvalidInputError && /^malformed recipient "age1nope"/.test(e.reason),
+  );
+  await assert.rejects(jk.encryptSecret(jk.tokenSecret(TOKEN), []), jk.InvalidInputError);
+});
+
+Deno.test("goRegexp() matches as Go's MatchString and refuses what regexp.Compile refuses, in Go's words", () => {
+  const re = jk.goRegexp(String.raw`^ip-\d+\.ec2\.internal$`);
+  assert.equal(re.test("ip-10.ec2.internal"), true);
+  assert.equal(re.test("ip-10.ec2.internal.evil"), false);
+  assert.throws(
+    () => jk.goRegexp("a(?=b)"),
+    (e: unknown) =>
+      e instanceof jk.InvalidInputError &&
+      /^error parsing regexp: invalid or unsupported Perl syntax: `\(\?=`$/.test(e.reason),
+  );
+});
+
+Deno.test("controlPlanePki() keeps a CA given as existing and signs the leaves with it", async () => {
+  const pki = await jk.controlPlanePki({
+    nodeName: "cp-1",
+    advertiseAddress: "10.0.0.10",
+    encryptionAlgorithm: "ECDSA-P256",
+    existing: { "pki/ca.crt": ca.certificate, "pki/ca.key": ca.privateKey },
+    now: new Date("2026-01-01T00:00:00Z"),
+  });
+  const paths = pki.files.map((f) => f.path);
+  assert.equal(paths.includes("pki/ca.crt"), false);
+  assert.equal(paths.includes("pki/ca.key"), false);
+  const apiserver = pki.files.find((f) => f.path === "pki/apiserver.crt")!;
+  const report = await jk.verifyCertificate({
+    certificate: apiserver.data,
+    ca: ca.certificate,
+    at: new Date("2026-06-01T00:00:00Z"),
+  });
+  assert.equal(report.checks.find((c) => c.check === "chain")?.ok, true);
+  for (const f of pki.files) assert.equal(f.mode, f.path.endsWith(".crt") ? 0o644 : 0o600, f.path);
+});
