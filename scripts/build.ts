@@ -971,7 +971,7 @@ function writeTypes(outFile: string): void {
           strict: true,
           skipLibCheck: true,
           types: ["node"],
-          lib: ["ES2022", "DOM"],
+          lib: ["ES2024", "DOM"],
         },
         files: [path.join(ROOT, "mod.ts")],
       },
