@@ -24,11 +24,24 @@ import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { nodeRuntime } from "../scripts/build.ts";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DENO = process.execPath;
 const BIN = path.join(ROOT, "dist", "joinkit");
 const HELLO_BIN = path.join(ROOT, "dist", "bench", "hello");
+/**
+ * The `node` of `node hello.js`: the runtime inside the binary (Node 24 from the npm registry,
+ * pinned by scripts/node-runtime/package-lock.json), so the start-up ratio compares like with like;
+ * the host's `node` may be another major version whose start costs differ.
+ */
+const NODE = (() => {
+  try {
+    return nodeRuntime("x64", () => {}).exe;
+  } catch {
+    return "node";
+  }
+})();
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -993,7 +1006,7 @@ async function main(): Promise<void> {
         (args) => [DENO, "run", "-A", path.join(ROOT, "main.ts"), ...args],
         [DENO, "run", "-A", path.join(ROOT, "bench", "hello.ts")],
       ],
-      ["binary", (args) => [BIN, ...args], ["node", path.join(work, "hello.js")]],
+      ["binary", (args) => [BIN, ...args], [NODE, path.join(work, "hello.js")]],
     ];
     // Issue 13 measures the binary against `node hello.js` (what a Node tool costs to start);
     // dist/bench/hello, the same SEA machinery with nothing to warm, is a reference row below.
@@ -1050,7 +1063,7 @@ async function main(): Promise<void> {
       [],
       () => ({ argv: [HELLO_BIN], cwd: work }),
       "node hello.js",
-      { argv: ["node", path.join(work, "hello.js")], cwd: work },
+      { argv: [NODE, path.join(work, "hello.js")], cwd: work },
       Infinity,
       "none (reference)",
       RUNS,
@@ -1064,7 +1077,7 @@ async function main(): Promise<void> {
     const extraCa = process.env.NODE_EXTRA_CA_CERTS;
     if (extraCa) {
       const unset = ["NODE_EXTRA_CA_CERTS"];
-      const nodeHello: Run = { argv: ["node", path.join(work, "hello.js")], cwd: work, unset };
+      const nodeHello: Run = { argv: [NODE, path.join(work, "hello.js")], cwd: work, unset };
       for (
         const [name, args] of [
           ["--version", ["--version"]],
@@ -1313,7 +1326,10 @@ async function main(): Promise<void> {
         ? `Node ${binaryRuntime()} SEA${info.snapshot ? " + V8 snapshot" : ""}`
         : "deno compile"
     } ` +
-    `${(size / 1048576).toFixed(1)} MiB; start-up medians of ${RUNS} runs, ` +
+    `${(size / 1048576).toFixed(1)} MiB, \`node hello.js\` on ${
+      execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim()
+    } (${NODE === "node" ? "the host's node" : "the binary's own runtime"}); ` +
+    `start-up medians of ${RUNS} runs, ` +
     `throughput of ${LOOP_RUNS}, openssl loops once (interleaved, after a warm-up); ` +
     `"met?" judges wall-time medians unless the target says CPU (median user+sys CPU time of ` +
     `the whole process, GNU time, which a loaded machine disturbs less); peak RSS is the ` +
