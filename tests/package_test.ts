@@ -68,11 +68,11 @@ Deno.test({
       const files: string[] = report.files.map((f: { path: string }) => f.path).sort();
 
       await t.step(
-        "the tarball holds only the bundles, their types, README and package.json",
+        "the tarball holds only the bundles, their types, README, LICENSE and package.json",
         () => {
           const outside = files.filter((f) =>
             !/^dist\/npm\/(joinkit\.js|main\.js|mod\.js|mod\.d\.ts|chunks\/[\w-]+\.js)$/.test(f) &&
-            !["README.md", "package.json"].includes(f)
+            !["README.md", "LICENSE", "package.json"].includes(f)
           );
           assert.deepEqual(outside, []);
           for (
@@ -81,6 +81,7 @@ Deno.test({
               "dist/npm/main.js",
               "dist/npm/mod.js",
               "dist/npm/mod.d.ts",
+              "LICENSE",
             ]
           ) {
             assert.ok(files.includes(f), f);
