@@ -3,7 +3,7 @@
 # rendered and checked offline. kubeadm's bootstrap-token phase for the demo CA
 # (examples/demo/ca.crt), checked the way a joining node checks it; each
 # node's first-boot payload; a node whose kubelet certificate is pre-signed;
-# then `doctor` over everything written. Independent tools (kubectl, openssl)
+# then `doctor` over everything written. Independent tools (kubectl, cloud-init, openssl)
 # re-check the results where they are installed; the demo says so when not.
 #
 # Deterministic: fixed clock (--now) and the token from kubeadm's docs.
@@ -84,6 +84,12 @@ if command -v kubectl >/dev/null 2>&1; then
   echo
 else
   missing kubectl "its reading of bootstrap-kubelet.conf"
+fi
+if command -v cloud-init >/dev/null 2>&1; then
+  echo "\$ cloud-init schema --config-file OUT/payloads/worker-1.cloud-config"
+  cloud-init schema --config-file "$OUT/payloads/worker-1.cloud-config" 2>&1 | sed "s#$OUT#OUT#g"
+else
+  missing cloud-init "its schema check of the worker payload"
 fi
 if command -v openssl >/dev/null 2>&1; then
   echo "\$ openssl verify -CAfile OUT/pki/ca.crt -purpose sslclient -attime <NOW> OUT/nodes/worker-3/kubelet-client-<ts>.pem"
