@@ -15,10 +15,10 @@ import { InputError, UsageError } from "../lib/base/errors.ts";
 import type { RandomBytes } from "../lib/base/random.ts";
 import { parseAgeRecipient } from "../lib/gitops/age.ts";
 import type { SealingKey, SealingScope } from "../lib/gitops/sealed_secret.ts";
-import { type KubeObject, toYaml } from "../lib/k8s/manifest.ts";
+import { type KubeObject, parseManifestChunk, toYaml } from "../lib/k8s/manifest.ts";
 import type { Context, Flags } from "./_command.ts";
 import { flagChoice, flagList, flagString } from "./_flags.ts";
-import { ensureDir, type OutputFile } from "./_io.ts";
+import { ensureDir, type OutputFile, readManifestFile } from "./_io.ts";
 import { readInput } from "./_read.ts";
 import { refuseSecondStdinReader } from "./_secret_input.ts";
 import * as path from "node:path";
@@ -135,6 +135,16 @@ export async function protectionFromFlags(ctx: Context): Promise<SecretProtectio
   }
   if (recipients.length > 0) return await sopsProtection(recipients, ctx.now);
   return undefined;
+}
+
+/**
+ * The objects of a manifest input (FILE or `-`), read piece by piece
+ * (commands/_io.ts `readManifestFile`): only one piece's objects are alive at
+ * a time.
+ */
+export function* eachObject(file: string): Generator<KubeObject> {
+  const counts = { documents: 0, objects: 0 };
+  for (const chunk of readManifestFile(file)) yield* parseManifestChunk(chunk, counts);
 }
 
 /** `obj` protected when it is a Secret, else `obj` itself. `source` names the input in errors. */

@@ -7,20 +7,23 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { InputError, UsageError } from "../lib/base/errors.ts";
-import { type KubeObject, parseManifests } from "../lib/k8s/manifest.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
 import { isSecretObject } from "../lib/k8s/secret.ts";
 import { SOPS_VERSION } from "../lib/gitops/sops.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import { expectArgs, flagBool, flagOut, flagSet, requireOutDir } from "./_flags.ts";
 import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
-import { readInput } from "./_read.ts";
+import { memoryCheckpoint } from "./_memory.ts";
+import { emitSpool, Spool } from "./_spool.ts";
 import {
   ageRecipientsFlag,
+  eachObject,
   ensureGitopsDirs,
   gitopsFiles,
-  protectObjects,
-  renderStream,
+  protectObject,
+  type SecretProtection,
   sopsProtection,
 } from "./_secret_output.ts";
 
@@ -87,17 +90,18 @@ Examples:
       throw new UsageError("--out and --out-dir: give one");
     }
     const force = flagBool(ctx.flags, "force");
-    const input = readInput(ctx.args[0] ?? "-");
-    const objects = parseManifests(input.text, input.name);
-    // An empty stream is a failed step upstream, never a file to commit (as seal, kubeseal).
-    if (objects.length === 0) {
-      throw new InputError(`${input.name}: no objects found: nothing to encrypt`);
-    }
+    const file = ctx.args[0] ?? "-";
+    const source = file === "-" ? "stdin" : file;
     const protection = await sopsProtection(recipients, ctx.now);
-    const encrypted = protectObjects(objects, protection, input.name);
-    const count = objects.filter(isSecretObject).length;
-    if (count === 0) ctx.stderr(`warning: ${input.name}: no Secret to encrypt`);
     if (outDir !== undefined) {
+      const encrypted: KubeObject[] = [];
+      let count = 0;
+      for (const obj of eachObject(file)) {
+        if (isSecretObject(obj)) count++;
+        encrypted.push(protectObject(obj, protection, source));
+      }
+      if (encrypted.length === 0) throw new InputError(`${source}: ${NO_OBJECTS}`);
+      if (count === 0) ctx.stderr(`warning: ${source}: no Secret to encrypt`);
       const isSops = (o: KubeObject) => o.sops !== undefined;
       const files = gitopsFiles(
         outDir,
@@ -109,13 +113,67 @@ Examples:
       ctx.stderr(`encrypted ${count} Secret(s) into ${outDir} (${files.length} files)`);
       return;
     }
-    const text = renderStream(encrypted);
-    if (out === undefined) {
-      ctx.stdout(text);
-      return;
-    }
-    ensureParentDir(out);
-    writeFilesAtomic([{ path: out, data: text, mode: 0o644 }], force);
-    ctx.stderr(`encrypted ${count} Secret(s) into ${out}`);
+    const count = await encryptStream(file, source, protection, out, force, ctx.stdout);
+    if (count === 0) ctx.stderr(`warning: ${source}: no Secret to encrypt`);
+    if (out !== undefined) ctx.stderr(`encrypted ${count} Secret(s) into ${out}`);
   },
 };
+
+/** The refusal of an input with no object at all. */
+const NO_OBJECTS = "no objects found: nothing to encrypt";
+
+/**
+ * Encrypts the objects of `file` and writes the stream `renderStream` gives
+ * for all of them, with memory flat in their number: each document is
+ * rendered as it is read into a private temporary file, keeping only the
+ * stream's running MAC and where each document's MAC lies. The stream's MAC
+ * (known at the end, the same length as a document's own) then replaces the
+ * documents' ones in place, and the file is copied to stdout or moved to
+ * `out`. A refusal midway writes nothing. Returns the number of Secrets.
+ * (Exported for the test that holds it to `renderStream` of the whole input.)
+ */
+export async function encryptStream(
+  file: string,
+  source: string,
+  protection: SecretProtection,
+  out: string | undefined,
+  force: boolean,
+  stdout: (text: string) => void,
+): Promise<number> {
+  const { SopsStreamMac, isSopsStreamPart } = await import("../lib/gitops/sops.ts");
+  const { toYaml } = await import("../lib/k8s/manifest.ts");
+  const spool = new Spool();
+  try {
+    const mac = new SopsStreamMac();
+    const macAt: number[] = [];
+    let macBytes = 0;
+    let objects = 0;
+    let count = 0;
+    for (const obj of eachObject(file)) {
+      if (isSecretObject(obj)) count++;
+      const doc = protectObject(obj, protection, source);
+      mac.add(doc);
+      const text = (objects++ === 0 ? "" : "---\n") + toYaml(doc);
+      if (isSopsStreamPart(doc)) {
+        // The document's own MAC: a fresh IV makes its text unique in the document.
+        const own = String((doc.sops as { mac: unknown }).mac);
+        macAt.push(spool.size + Buffer.byteLength(text.slice(0, text.lastIndexOf(own))));
+        macBytes = own.length;
+      }
+      spool.write(text);
+      memoryCheckpoint(text.length);
+    }
+    // An empty stream is a failed step upstream, never a file to commit (as seal, kubeseal).
+    if (objects === 0) throw new InputError(`${source}: ${NO_OBJECTS}`);
+    const shared = mac.finish();
+    if (shared !== undefined) {
+      if (shared.length !== macBytes) throw new Error("sops stream MAC of another length");
+      for (const at of macAt) spool.patch(at, shared);
+    }
+    if (out !== undefined) ensureParentDir(out);
+    emitSpool(spool, out, force, stdout);
+    return count;
+  } finally {
+    spool.remove();
+  }
+}

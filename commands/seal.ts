@@ -6,7 +6,7 @@
  */
 
 import { InputError, UsageError } from "../lib/base/errors.ts";
-import { parseManifests, renderObjects } from "../lib/k8s/manifest.ts";
+import type { KubeObject } from "../lib/k8s/manifest.ts";
 import { isSecretObject } from "../lib/k8s/secret.ts";
 import { type Command, EXIT_CODES } from "./_command.ts";
 import {
@@ -19,11 +19,14 @@ import {
   requireString,
 } from "./_flags.ts";
 import { ensureParentDir, writeFilesAtomic } from "./_io.ts";
-import { readInput } from "./_read.ts";
+import { memoryCheckpoint } from "./_memory.ts";
+import { ShapeWriter } from "./_list_output.ts";
+import { emitSpool, Spool } from "./_spool.ts";
 import {
+  eachObject,
   ensureGitopsDirs,
   gitopsFiles,
-  protectObjects,
+  protectObject,
   readSealingCert,
   scopeFlag,
   sealedProtection,
@@ -116,18 +119,19 @@ Examples:
       throw new UsageError("--cert - and the input both read stdin: give one a file");
     }
     const key = await readSealingCert(certFile, ctx.now);
-    const input = readInput(file);
-    const objects = parseManifests(input.text, input.name);
-    // kubeseal refuses an input with nothing in it: an empty stream is a failed step upstream,
-    // never a file to commit. (Objects but no Secret pass through with a warning.)
-    if (objects.length === 0) throw new InputError(`${input.name}: ${NO_SECRETS}`);
     const protection = await sealedProtection(key, scope, {
       allowEmptyData: flagBool(ctx.flags, "allow-empty-data"),
     });
-    const sealed = protectObjects(objects, protection, input.name);
-    const count = objects.filter(isSecretObject).length;
-    if (count === 0) ctx.stderr(`warning: ${input.name}: no Secret to seal`);
+    const source = file === "-" ? "stdin" : file;
     if (outDir !== undefined) {
+      const sealed: KubeObject[] = [];
+      let count = 0;
+      for (const obj of eachObject(file)) {
+        if (isSecretObject(obj)) count++;
+        sealed.push(protectObject(obj, protection, source));
+      }
+      if (sealed.length === 0) throw new InputError(`${source}: ${NO_SECRETS}`);
+      if (count === 0) ctx.stderr(`warning: ${source}: no Secret to seal`);
       const files = gitopsFiles(
         outDir,
         [{ name: "resources.yaml", objects: sealed.filter((o) => o.kind !== "SealedSecret") }],
@@ -138,13 +142,39 @@ Examples:
       ctx.stderr(`sealed ${count} Secret(s) into ${outDir} (${files.length} files)`);
       return;
     }
-    const text = renderObjects(sealed, format);
-    if (out === undefined) {
-      ctx.stdout(text);
-      return;
+    // Each object is sealed and written as it is read (memory flat in the number of Secrets),
+    // in the bytes renderObjects gives the whole list, to a private temporary file that goes
+    // to stdout or --out only once the whole input is sealed: a refusal writes nothing.
+    const spool = new Spool();
+    let count = 0;
+    try {
+      const writer = new ShapeWriter(
+        await import("../lib/k8s/manifest.ts"),
+        format,
+        false,
+        (t) => {
+          spool.write(t);
+          // Sealing makes ~12 times the input's bytes: collect by output, not only by input.
+          memoryCheckpoint(t.length);
+        },
+      );
+      let objects = 0;
+      for (const obj of eachObject(file)) {
+        objects++;
+        if (isSecretObject(obj)) count++;
+        writer.add(protectObject(obj, protection, source));
+      }
+      // kubeseal refuses an input with nothing in it: an empty stream is a failed step
+      // upstream, never a file to commit. (Objects but no Secret pass through with a warning.)
+      if (objects === 0) throw new InputError(`${source}: ${NO_SECRETS}`);
+      if (count === 0) ctx.stderr(`warning: ${source}: no Secret to seal`);
+      writer.end();
+      if (out !== undefined) ensureParentDir(out);
+      emitSpool(spool, out, force, ctx.stdout);
+    } finally {
+      spool.remove();
     }
-    ensureParentDir(out);
-    writeFilesAtomic([{ path: out, data: text, mode: 0o644 }], force);
+    if (out === undefined) return;
     ctx.stderr(`sealed ${count} Secret(s) into ${out}`);
   },
 };

@@ -280,30 +280,70 @@ interface StreamPart {
  * document with its own MAC.
  */
 export function sopsStreamDocuments(docs: readonly KubeObject[]): KubeObject[] {
-  const parts = docs.map((d) => (d as { [SOPS_STREAM_PART]?: StreamPart })[SOPS_STREAM_PART]);
-  const first = parts[0];
-  if (docs.length < 2 || first === undefined) return [...docs];
-  const mac = createHash("sha512");
-  for (const [i, doc] of docs.entries()) {
-    const part = parts[i];
+  const stream = new SopsStreamMac();
+  for (const d of docs) stream.add(d);
+  const mac = stream.finish();
+  if (mac === undefined) return [...docs];
+  return docs.map((d) => isSopsStreamPart(d) ? { ...d, sops: { ...(d.sops as object), mac } } : d);
+}
+
+/** Whether {@link sopsEncryptObject} made `doc` (it carries a share of a stream MAC). */
+export function isSopsStreamPart(doc: KubeObject): boolean {
+  return (doc as { [SOPS_STREAM_PART]?: StreamPart })[SOPS_STREAM_PART] !== undefined;
+}
+
+/**
+ * {@link sopsStreamDocuments}' MAC, computed document by document so a
+ * stream can be written as it is made (keeping only a running SHA-512):
+ * `add` each document in order, then `finish` gives the encrypted MAC every
+ * encrypted document of the stream carries, or undefined when each keeps its
+ * own (fewer than two documents, a first one in clear, a clear one holding
+ * a `data`/`stringData` value, another data key or instant). The randomness
+ * is drawn as {@link sopsStreamDocuments} draws it: once, at `finish`.
+ */
+export class SopsStreamMac {
+  #mac = createHash("sha512");
+  #first: StreamPart | undefined;
+  #count = 0;
+  #shared = true;
+
+  /** The next document of the stream. */
+  add(doc: KubeObject): void {
+    const part = (doc as { [SOPS_STREAM_PART]?: StreamPart })[SOPS_STREAM_PART];
+    this.#count++;
+    if (!this.#shared) return;
+    if (this.#count === 1) {
+      if (part === undefined) {
+        this.#shared = false;
+        return;
+      }
+      this.#first = part;
+    }
+    const first = this.#first!;
     if (part !== undefined) {
-      if (part.key !== first.key || part.lastmodified !== first.lastmodified) return [...docs];
-      mac.update(part.leaves);
-      continue;
+      if (part.key !== first.key || part.lastmodified !== first.lastmodified) {
+        this.#shared = false;
+        return;
+      }
+      this.#mac.update(part.leaves);
+      return;
     }
     let readable = true;
     walk(doc, [], false, true, (v, _path, encrypted) => {
       if (encrypted) readable = false;
-      mac.update(leafBytes(v).bytes);
+      this.#mac.update(leafBytes(v).bytes);
       return v;
     });
-    if (!readable) return [...docs];
+    if (!readable) this.#shared = false;
   }
-  const text = mac.digest("hex").toUpperCase();
-  const encrypted = sopsEncryptValue(text, first.key, first.lastmodified, first.random);
-  return docs.map((d, i) =>
-    parts[i] === undefined ? d : { ...d, sops: { ...(d.sops as object), mac: encrypted } }
-  );
+
+  /** The stream's encrypted MAC, or undefined when each document keeps its own. */
+  finish(): string | undefined {
+    const first = this.#first;
+    if (this.#count < 2 || !this.#shared || first === undefined) return undefined;
+    const text = this.#mac.digest("hex").toUpperCase();
+    return sopsEncryptValue(text, first.key, first.lastmodified, first.random);
+  }
 }
 
 /**

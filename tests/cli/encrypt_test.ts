@@ -206,3 +206,71 @@ Deno.test("CLI a stream of SOPS Secrets has one MAC over all documents, as sops 
     cleanup();
   }
 });
+
+/** `n` Secrets (and what else `extra` puts where) as a `---` stream. */
+function secretStream(n: number, extra: (i: number) => string = () => ""): string {
+  const docs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = i.toString(36).padStart(6, "0");
+    docs.push(
+      extra(i) +
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-token-${id}\n  namespace: kube-system\n` +
+        `stringData:\n  token-id: ${id}\n  token-secret: ${id}0123456789\n  usage-bootstrap-signing: "true"\n` +
+        `  empty: ""\ntype: bootstrap.kubernetes.io/token\n`,
+    );
+  }
+  return docs.join("---\n");
+}
+
+const ROLE =
+  "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n  namespace: kube-system\nrules: []\n---\n";
+const CONFIG_MAP = "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  name: c\n---\n";
+
+Deno.test("encrypt streams its output as renderStream writes the whole input, byte for byte, for the same randomness", async () => {
+  const { encryptStream } = await import("../../commands/encrypt.ts");
+  const { renderStream } = await import("../../commands/_secret_output.ts");
+  const { newSopsDataKey, sopsEncryptObject } = await import("../../lib/gitops/sops.ts");
+  const { withoutLastApplied } = await import("../../lib/gitops/sealed_secret.ts");
+  const { seededRandom } = await import("../gitops/_helpers.ts");
+  const dataKey = await newSopsDataKey([R1]);
+  const now = new Date("2026-01-01T00:00:00Z");
+  const protection = (seed: string) => {
+    const random = seededRandom(seed);
+    return {
+      kind: "sops" as const,
+      protect: (s: Parameters<typeof withoutLastApplied>[0]) =>
+        sopsEncryptObject(withoutLastApplied(s), dataKey, now, random),
+    };
+  };
+  const { dir, cleanup } = tempDir();
+  const cases: [string, string, boolean][] = [
+    // Over 1 MiB (read in pieces), a Role in clear midway: one MAC for the stream.
+    ["pieces", secretStream(4500, (i) => (i === 2000 ? ROLE : "")), true],
+    ["one", secretStream(1), true],
+    // Each document keeps its own MAC: a first document in clear; a clear object with data.
+    ["clear-first", ROLE + secretStream(300), false],
+    ["config-map", secretStream(300, (i) => (i === 100 ? CONFIG_MAP : "")), false],
+  ];
+  for (const [name, text, shared] of cases) {
+    const file = path.join(dir, `${name}.yaml`);
+    fs.writeFileSync(file, text);
+    if (name === "pieces") assert.ok(text.length > 1 << 20, "more than one piece of input");
+    const p = protection(name);
+    const whole = renderStream(
+      parseManifests(text, file).map((o) => o.kind === "Secret" ? p.protect(o) : o),
+    );
+    let streamed = "";
+    const count = await encryptStream(file, file, protection(name), undefined, false, (t) => {
+      streamed += t;
+    });
+    assert.equal(streamed, whole, name);
+    const macs = new Set(streamed.match(/\n {2}mac: .*\n/g));
+    assert.equal(macs.size === 1, shared || count === 1, `${name}: ${macs.size} MACs`);
+    const out = path.join(dir, `${name}.out.yaml`);
+    await encryptStream(file, file, protection(name), out, false, () => {
+      throw new Error("stdout written with --out");
+    });
+    assert.equal(fs.readFileSync(out, "utf8"), whole, `${name} --out`);
+  }
+  cleanup();
+});

@@ -230,3 +230,46 @@ Deno.test("CLI seal and encrypt refuse an input with no object (a failed step up
     cleanup();
   }
 });
+
+Deno.test("CLI seal reads an input over 1 MiB in pieces and writes every object in order, as a stream or one List", async () => {
+  // Large ConfigMaps (passed through) make the input long without many RSA operations.
+  const docs: string[] = [];
+  const names: string[] = [];
+  for (let i = 0; i < 24; i++) {
+    docs.push(
+      `apiVersion: v1\ndata:\n  big: ${
+        "x".repeat(60_000)
+      }\nkind: ConfigMap\nmetadata:\n  name: c${i}\n`,
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: s${i}\n  namespace: kube-system\nstringData:\n  v: "${i}"\n`,
+    );
+    names.push(`c${i}`, `s${i}`);
+  }
+  const input = docs.join("---\n");
+  assert.ok(input.length > 1 << 20);
+  const { dir, cleanup } = tempDir();
+  const file = path.join(dir, "in.yaml");
+  fs.writeFileSync(file, input);
+  const inObjects = parseManifests(input, "in");
+  for (const format of ["yaml", "json"]) {
+    const r = await runCli(["seal", "--cert", CERT, ...NOW, "-o", format, file]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = format === "json"
+      ? (JSON.parse(r.stdout) as { items: Record<string, unknown>[] }).items
+      : parseManifests(r.stdout, "out");
+    assert.deepEqual(out.map((o) => (o.metadata as { name: string }).name), names, format);
+    for (const [i, o] of out.entries()) {
+      if (i % 2 === 0) assert.deepEqual(o, inObjects[i], `${format}: ConfigMap unchanged`);
+      else assert.equal(o.kind, "SealedSecret");
+    }
+    if (format === "yaml") {
+      const opened = unsealAll(r.stdout);
+      assert.equal(opened["kube-system/s23"]?.v, "23");
+      assert.equal(Object.keys(opened).length, 24);
+    }
+  }
+  const outFile = path.join(dir, "sealed.yaml");
+  const r = await runCli(["seal", "--cert", CERT, ...NOW, "--out", outFile, file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(parseManifests(fs.readFileSync(outFile, "utf8"), "out").length, 48);
+  cleanup();
+});
