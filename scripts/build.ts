@@ -26,9 +26,9 @@
  *        [--arm64-out dist/joinkit-linux-arm64 | --no-arm64] [--entry main.ts]
  *        [--no-snapshot] [--npm-only]
  *
- * On the SEA route the heavy modules (@peculiar/x509, yaml) are initialised at
- * build time into a V8 startup snapshot (`useSnapshot`), so commands that need
- * them start nearly as fast as those that do not. A snapshot build that fails
+ * On the SEA route the start-up commands' modules are initialised at build
+ * time into a V8 startup snapshot (`useSnapshot`), which the binary loads
+ * without rehashing it (SNAPSHOT_EXEC_ARGV). A snapshot build that fails
  * is retried (up to {@link SEA_ATTEMPTS} attempts, each said on stderr), then
  * the build fails: it never ships a code-cache binary in its place;
  * `--no-snapshot` is the way to ask for one (`useCodeCache`).
@@ -741,17 +741,7 @@ async function seaBinary(
   }
   if (warm?.length && !warmSaid) log(`snapshot pre-initialises ${warm.join(", ")}`);
   warmSaid = true;
-  // Paths relative to the work directory, so the blob does not hold the checkout's path.
-  const config = {
-    main: "bundle.cjs",
-    output: "sea-prep.blob",
-    disableExperimentalSEAWarning: true,
-    useSnapshot: snapshot === true,
-    // A snapshot holds compiled code already; node refuses both together. "plain": neither
-    // (another architecture's binary, made without qemu).
-    useCodeCache: snapshot === false,
-    ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
-  };
+  const config = seaConfig(snapshot, lazy);
   fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
   // Same bytes from the same tree: REPRODUCIBLE_NODE_FLAGS, and `prefix` fixes
   // the PID and the addresses (reproduciblePrefix).
@@ -787,6 +777,44 @@ async function seaBinary(
 }
 
 /**
+ * The sea-config for a blob with a snapshot (`true`), a code cache (`false`)
+ * or neither ("plain"), with the lazy-modules asset when `lazy`. Only a
+ * snapshot binary starts with {@link SNAPSHOT_EXEC_ARGV}.
+ */
+export function seaConfig(snapshot: boolean | "plain", lazy: boolean): Record<string, unknown> {
+  // Paths relative to the work directory, so the blob does not hold the checkout's path.
+  return {
+    main: "bundle.cjs",
+    output: "sea-prep.blob",
+    disableExperimentalSEAWarning: true,
+    ...(snapshot === true ? { execArgv: SNAPSHOT_EXEC_ARGV } : {}),
+    useSnapshot: snapshot === true,
+    // A snapshot holds compiled code already; node refuses both together. "plain": neither
+    // (another architecture's binary, made without qemu).
+    useCodeCache: snapshot === false,
+    ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
+  };
+}
+
+/**
+ * Options the snapshot binary starts with (the SEA's `execArgv`, Node 22+;
+ * issue 22, docs/binary.md "Node 24: where the start-up went"):
+ * - `--no-rehash-snapshot`: V8 otherwise draws a new string hash seed at
+ *   every start-up and rehashes every table the snapshot holds, a walk of
+ *   the whole heap: ~21 M instructions, ~8 ms CPU (20 %) of every start-up.
+ *   The price: every copy of the binary hashes strings with the seed the
+ *   build drew (the same in every build: REPRODUCIBLE_NODE_FLAGS), so keys
+ *   crafted for it can collide (hash flooding: slower, never wrong);
+ * - `--no-sparkplug`: the baseline compiler's jobs cost a ~30 ms command ~1
+ *   ms and gain it nothing; Maglev and TurboFan still optimise long runs;
+ * - `--v8-pool-size=1`: one V8 worker thread instead of four (0 would mean
+ *   one per core less one, i.e. dozens on a large host): ~1 ms.
+ * Not for a code cache: they change V8's flag hash, and V8 rejects a code
+ * cache made without them (the arm64 binary would compile everything).
+ */
+export const SNAPSHOT_EXEC_ARGV = ["--no-rehash-snapshot", "--no-sparkplug", "--v8-pool-size=1"];
+
+/**
  * Node built-ins joinkit's start-up commands load that Node compiles on first
  * `require` (node:fs, node:util… are loaded by Node's own bootstrap) and that
  * Node supports in a user snapshot: required while the snapshot is built.
@@ -819,8 +847,6 @@ export const WARM_BUILTIN_USES = [
 export const WARM_OWN = [
   "./cli.ts",
   "./commands/ca_hash.ts",
-  "./commands/cert_inspect.ts",
-  "./commands/cluster_info_sign.ts",
   "./commands/join_command.ts",
   "./commands/token_generate.ts",
   // What ca hash and join-command import once their input is read (the certificate parser).
@@ -828,33 +854,21 @@ export const WARM_OWN = [
 ];
 
 /**
- * What the snapshot initialises at build time: lib/k8s/manifest.ts (yaml),
- * {@link WARM_OWN}, then the other npm packages lib/ and commands/ import
- * statically (js-yaml; not the ASN.1 schemas). Everything else of joinkit's
- * runs at start-up. (@peculiar/x509, which tests alone load, was
- * ~30% of the snapshot's objects: every start-up paid to deserialise it.)
+ * What the snapshot initialises at build time: {@link WARM_OWN} only.
+ * Everything else of joinkit's, and every npm package (yaml, js-yaml, re2js),
+ * is initialised when a command imports it: on Node 24 each object in the
+ * snapshot costs every start-up its deserialisation, and yaml, js-yaml, re2js,
+ * cert inspect and cluster-info sign in it cost the start-up commands ~1.5-2 ms
+ * (issue 22) while saving the YAML commands less than the rehash they no
+ * longer pay (SNAPSHOT_EXEC_ARGV). (@peculiar/x509, which tests alone load,
+ * was ~30% of the snapshot's objects on Node 20.)
  */
 function warmModules(): string[] {
-  const warm = ["./lib/k8s/manifest.ts", ...WARM_OWN];
   // A missing warm module would ship a binary without its snapshot: fail instead.
-  for (const f of warm) {
+  for (const f of WARM_OWN) {
     if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`snapshot module ${f} not found`);
   }
-  const pkgs = new Set<string>();
-  for (const dir of ["lib", "commands"]) {
-    const files = fs.readdirSync(path.join(ROOT, dir), { recursive: true }).map(String);
-    for (const f of files) {
-      if (!f.endsWith(".ts")) continue;
-      const src = fs.readFileSync(path.join(ROOT, dir, f), "utf8");
-      for (const m of src.matchAll(/^import[^;]*?from\s+"([^".][^"]*)";/gm)) {
-        const spec = m[1]!;
-        // The ASN.1 schemas only csr sign and csr create write with load when used: in the
-        // snapshot they cost every start-up ~3-5 ms and gain csr sign of 3,700 CSRs nothing.
-        if (!spec.startsWith("node:") && !spec.startsWith("@peculiar/")) pkgs.add(spec);
-      }
-    }
-  }
-  return [...warm, ...[...pkgs].sort()];
+  return [...WARM_OWN];
 }
 
 /** The commit this build is made from, as `joinkit version` reports it (set by main()). */

@@ -16,7 +16,9 @@ import {
   REPRODUCIBLE_NODE_FLAGS,
   reproduciblePrefix,
   SEA_ATTEMPTS,
+  seaConfig,
   type SeaSteps,
+  SNAPSHOT_EXEC_ARGV,
 } from "../../scripts/build.ts";
 import { repoPath } from "../_cli.ts";
 
@@ -277,3 +279,45 @@ function testFlagsLoad() {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+Deno.test("seaConfig: only a snapshot binary starts with SNAPSHOT_EXEC_ARGV (V8 would reject a code cache)", () => {
+  assert.deepEqual(seaConfig(true, true), {
+    main: "bundle.cjs",
+    output: "sea-prep.blob",
+    disableExperimentalSEAWarning: true,
+    execArgv: ["--no-rehash-snapshot", "--no-sparkplug", "--v8-pool-size=1"],
+    useSnapshot: true,
+    useCodeCache: false,
+    assets: { "lazy-modules.cjs": "lazy-modules.cjs" },
+  });
+  assert.deepEqual(SNAPSHOT_EXEC_ARGV, [
+    "--no-rehash-snapshot",
+    "--no-sparkplug",
+    "--v8-pool-size=1",
+  ]);
+  for (const kind of [false, "plain"] as const) {
+    const c = seaConfig(kind, false);
+    assert.equal("execArgv" in c, false, String(kind));
+    assert.equal(c.useSnapshot, false);
+    assert.equal(c.useCodeCache, kind === false);
+  }
+});
+
+const HAVE_PINNED = fs.existsSync(PINNED_NODE);
+
+Deno.test({
+  name:
+    "SNAPSHOT_EXEC_ARGV: the pinned Node 24 runtime accepts them (a binary with an unknown option would not start)" +
+    (HAVE_PINNED
+      ? ""
+      : " (skipped: the pinned runtime is not installed; npm run build installs it)"),
+  ignore: !HAVE_PINNED,
+  fn: () => {
+    const r = spawnSync(PINNED_NODE, [...SNAPSHOT_EXEC_ARGV, "-e", "process.stdout.write('ok')"], {
+      encoding: "utf8",
+    });
+    assert.equal(r.stderr, "");
+    assert.equal(r.stdout, "ok");
+    assert.equal(r.status, 0);
+  },
+});
