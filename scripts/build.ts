@@ -799,12 +799,14 @@ export function seaConfig(snapshot: boolean | "plain", lazy: boolean): Record<st
 /**
  * Options the snapshot binary starts with (the SEA's `execArgv`, Node 22+;
  * issue 22, docs/binary.md "Node 24: where the start-up went"):
- * - `--no-rehash-snapshot`: V8 otherwise draws a new string hash seed at
- *   every start-up and rehashes every table the snapshot holds, a walk of
- *   the whole heap: ~21 M instructions, ~8 ms CPU (20 %) of every start-up.
- *   The price: every copy of the binary hashes strings with the seed the
- *   build drew (the same in every build: REPRODUCIBLE_NODE_FLAGS), so keys
- *   crafted for it can collide (hash flooding: slower, never wrong);
+ * - not `--no-rehash-snapshot`, although it saves ~8 ms CPU (20 %) of every
+ *   start-up (V8 draws a new string hash seed at each start and rehashes
+ *   every table the snapshot holds): without the rehash every copy of the
+ *   binary, and every reproducible build of a release, hashes strings with
+ *   one public seed, so a token holder could craft Secret, CSR or
+ *   configuration keys that collide in V8's hash tables (hash flooding: a
+ *   parse that takes minutes, in a pipeline). A random seed per start, as
+ *   `node` itself has, is worth more than the start-up target;
  * - `--no-sparkplug`: the baseline compiler's jobs cost a ~30 ms command ~1
  *   ms and gain it nothing; Maglev and TurboFan still optimise long runs;
  * - `--v8-pool-size=1`: one V8 worker thread instead of four (0 would mean
@@ -812,7 +814,7 @@ export function seaConfig(snapshot: boolean | "plain", lazy: boolean): Record<st
  * Not for a code cache: they change V8's flag hash, and V8 rejects a code
  * cache made without them (the arm64 binary would compile everything).
  */
-export const SNAPSHOT_EXEC_ARGV = ["--no-rehash-snapshot", "--no-sparkplug", "--v8-pool-size=1"];
+export const SNAPSHOT_EXEC_ARGV = ["--no-sparkplug", "--v8-pool-size=1"];
 
 /**
  * Node built-ins joinkit's start-up commands load that Node compiles on first
