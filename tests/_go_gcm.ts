@@ -36,26 +36,20 @@ export function noteGoAbsent(what: string): void {
 
 let built: string | undefined;
 
-/** Builds the Go tool once per process; returns its path. */
+/** Builds the Go tool once per test worker (each its own copy); returns its path. */
 export function goTool(): string {
   if (built) return built;
-  const out = path.join(os.tmpdir(), `joinkit-gcm-${process.pid}`);
-  if (!fs.existsSync(out)) {
-    // Once more on failure: a shared Go build cache touched by another toolchain at the same
-    // moment has made the link step fail ("DO NOT USE - main build pseudo-cache built").
-    const build = () =>
-      execFileSync(GO!, ["build", "-o", out, "."], {
-        cwd: repoPath("tests/fixtures/upload_certs/gcm"),
-        env: { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local" },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-    try {
-      build();
-    } catch {
-      build();
-    }
-    globalThis.addEventListener("unload", () => fs.rmSync(out, { force: true }));
-  }
+  // A directory of this module's own: test files run as workers of one process under
+  // --parallel, so a name made from the pid alone was shared, built twice at once and removed
+  // by whichever worker finished first.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-gcm-"));
+  const out = path.join(dir, "gcm");
+  execFileSync(GO!, ["build", "-o", out, "."], {
+    cwd: repoPath("tests/fixtures/upload_certs/gcm"),
+    env: { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  globalThis.addEventListener("unload", () => fs.rmSync(dir, { recursive: true, force: true }));
   built = out;
   return out;
 }
