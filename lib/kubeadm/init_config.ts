@@ -60,6 +60,7 @@ import {
   validateExtraArgs,
   validateImagePullPolicy,
 } from "./validation.ts";
+import { validateSocketPath } from "./join_config.ts";
 
 /** `InitConfigurationKind`. */
 export const INIT_KIND = "InitConfiguration";
@@ -440,19 +441,6 @@ function decodeInit(
   }
   if (patchesDirectory !== undefined) out.patchesDirectory = patchesDirectory;
   return out;
-}
-
-/** `ValidateSocketPath`. */
-function validateSocketPath(socket: string, path: string): string[] {
-  if (socket === "") return [fieldInvalid(path, socket, "empty CRI socket")];
-  const u = goUrlParse(socket);
-  if (!u.ok) return [fieldInvalid(path, socket, `URL parsing error: ${u.error}`)];
-  if (u.scheme !== "unix") {
-    return [
-      fieldInvalid(path, socket, `only URL scheme "unix" is supported, got ${goQuote(u.scheme)}`),
-    ];
-  }
-  return [];
 }
 
 /**
