@@ -23,7 +23,6 @@ import { InputError } from "../base/errors.ts";
 import { aggregateErrors } from "../go/aggregate.ts";
 import { formatDuration, parseDuration } from "../go/duration.ts";
 import { goQuote } from "../go/quote.ts";
-import { goUrlParse } from "../go/url.ts";
 import { tryParseRfc3339 } from "../go/time.ts";
 import { type KubeObject, parseManifests } from "../k8s/manifest.ts";
 import { validateCertificateKey as certificateKeyProblem } from "../pki/aes_gcm.ts";
