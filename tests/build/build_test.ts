@@ -18,7 +18,6 @@ import {
   SEA_ATTEMPTS,
   seaConfig,
   type SeaSteps,
-  SNAPSHOT_EXEC_ARGV,
 } from "../../scripts/build.ts";
 import { repoPath } from "../_cli.ts";
 
@@ -44,7 +43,7 @@ function flaky(content: string, failures: number, how: "throw" | "check" = "thro
       fs.writeFileSync(tmp, content + (n < failures ? " (broken)" : ""));
       if (how === "throw" && n < failures) {
         n++;
-        throw new Error(`snapshot died ${n}`);
+        throw new Error(`code cache died ${n}`);
       }
     },
     check(tmp) {
@@ -81,13 +80,13 @@ Deno.test("buildInto() retries a failed attempt, saying so, and keeps the one th
     const said: string[] = [];
     await buildInto(out, ".sea-tmp", attempt, {
       attempts: 3,
-      what: "snapshot build",
+      what: "code cache build",
       say: (l) => said.push(l),
     });
     assert.equal(seen.length, 3);
     assert.deepEqual(said, [
-      "snapshot build attempt 1/3 failed (snapshot died 1); retrying",
-      "snapshot build attempt 2/3 failed (snapshot died 2); retrying",
+      "code cache build attempt 1/3 failed (code cache died 1); retrying",
+      "code cache build attempt 2/3 failed (code cache died 2); retrying",
     ]);
     assert.equal(fs.readFileSync(out, "utf8"), "binary", "not a broken candidate");
     assert.deepEqual(fs.readdirSync(dist).sort(), ["joinkit", "joinkit.sha256"]);
@@ -110,7 +109,10 @@ for (const how of ["throw", "check"] as const) {
         (e: Error) => {
           assert.equal(e.message.split("\n").length, 1, "one line");
           assert.match(e.message, /^build failed 3 times; last: /);
-          assert.match(e.message, how === "throw" ? /snapshot died 3$/ : /exit 1: new \(broken\)$/);
+          assert.match(
+            e.message,
+            how === "throw" ? /code cache died 3$/ : /exit 1: new \(broken\)$/,
+          );
           return true;
         },
       );
@@ -165,14 +167,14 @@ Deno.test("removeStale() removes only what a killed build of that output left be
 });
 
 /** SEA steps that record what was asked and fail as told. */
-function seaSteps(fail: (snapshot: boolean) => string | undefined) {
+function seaSteps(fail: (codeCache: boolean) => string | undefined) {
   const made: boolean[] = [];
   const said: string[] = [];
   const steps: SeaSteps = {
-    make(tmp, snapshot) {
-      made.push(snapshot);
-      fs.writeFileSync(tmp, snapshot ? "snapshot binary" : "code-cache binary");
-      const why = fail(snapshot);
+    make(tmp, codeCache) {
+      made.push(codeCache);
+      fs.writeFileSync(tmp, codeCache ? "cached binary" : "uncached binary");
+      const why = fail(codeCache);
       if (why) return Promise.reject(new Error(why));
       return Promise.resolve(1234);
     },
@@ -182,48 +184,48 @@ function seaSteps(fail: (snapshot: boolean) => string | undefined) {
   return { steps, made, said };
 }
 
-Deno.test("buildSea() whose snapshot build keeps failing fails, never ships a code-cache binary", async () => {
+Deno.test("buildSea() whose code cache build keeps failing fails, never ships a binary without caches", async () => {
   await inDist(async (dist, out) => {
     fs.writeFileSync(out, "previous");
-    const { steps, made, said } = seaSteps((snapshot) =>
-      snapshot ? "node --experimental-sea-config failed (killed by SIGKILL)" : undefined
+    const { steps, made, said } = seaSteps((codeCache) =>
+      codeCache ? "code cache failed (killed by SIGKILL)" : undefined
     );
     await assert.rejects(buildSea("main.ts", out, true, steps), (e: Error) => {
       assert.match(
         e.message,
-        /^node SEA build with V8 startup snapshot failed 3 times; last: node --experimental-sea-config failed \(killed by SIGKILL\); no binary written \(not falling back to a code-cache binary: rerun, or ask for one with --no-snapshot\)$/,
+        /^node SEA build with V8 code caches failed 3 times; last: code cache failed \(killed by SIGKILL\); no binary written \(not falling back to a binary without code caches: rerun, or ask for one with --no-code-cache\)$/,
       );
       return true;
     });
-    assert.deepEqual(made, Array(SEA_ATTEMPTS).fill(true), "every attempt was a snapshot build");
+    assert.deepEqual(made, Array(SEA_ATTEMPTS).fill(true), "every attempt made code caches");
     assert.equal(said.length, SEA_ATTEMPTS - 1);
-    assert.match(said[0]!, /^node SEA build with V8 startup snapshot attempt 1\/3 failed \(/);
+    assert.match(said[0]!, /^node SEA build with V8 code caches attempt 1\/3 failed \(/);
     assert.equal(fs.readFileSync(out, "utf8"), "previous");
     assert.deepEqual(fs.readdirSync(dist), ["joinkit"]);
   });
 });
 
-Deno.test("buildSea() with a snapshot that works on the second attempt ships it", async () => {
+Deno.test("buildSea() whose code caches work on the second attempt ships them", async () => {
   await inDist(async (_dist, out) => {
     let n = 0;
-    const { steps, made, said } = seaSteps(() => n++ === 0 ? "snapshot died" : undefined);
+    const { steps, made, said } = seaSteps(() => n++ === 0 ? "code cache died" : undefined);
     const digest = await buildSea("main.ts", out, true, steps);
-    assert.equal(digest, sha256("snapshot binary"));
+    assert.equal(digest, sha256("cached binary"));
     assert.deepEqual(made, [true, true]);
     assert.deepEqual(said, [
-      "node SEA build with V8 startup snapshot attempt 1/3 failed (snapshot died); retrying",
-      "SEA with V8 startup snapshot, bundle 1234 bytes",
+      "node SEA build with V8 code caches attempt 1/3 failed (code cache died); retrying",
+      "SEA with V8 code caches, chunks 1234 bytes",
     ]);
-    assert.equal(fs.readFileSync(out, "utf8"), "snapshot binary");
+    assert.equal(fs.readFileSync(out, "utf8"), "cached binary");
   });
 });
 
-Deno.test("buildSea() with --no-snapshot builds the code-cache binary it was asked for", async () => {
+Deno.test("buildSea() with --no-code-cache builds the binary without caches it was asked for", async () => {
   await inDist(async (_dist, out) => {
     const { steps, made } = seaSteps(() => undefined);
     await buildSea("main.ts", out, false, steps);
     assert.deepEqual(made, [false]);
-    assert.equal(fs.readFileSync(out, "utf8"), "code-cache binary");
+    assert.equal(fs.readFileSync(out, "utf8"), "uncached binary");
   });
 });
 
@@ -241,83 +243,52 @@ const NODE = fs.existsSync(PINNED_NODE) ? PINNED_NODE : "node";
 const HAVE_NODE = spawnSync(NODE, ["--version"]).status === 0;
 
 Deno.test({
-  name: "REPRODUCIBLE_NODE_FLAGS() leave V8's flag hash alone: a snapshot built with them loads" +
-    (HAVE_NODE ? "" : " (skipped: no node on PATH)"),
+  name: "REPRODUCIBLE_NODE_FLAGS leave V8's flag hash alone: a code cache made with them loads, " +
+    "one made with another V8 flag does not" + (HAVE_NODE ? "" : " (skipped: no node on PATH)"),
   ignore: !HAVE_NODE,
   fn: testFlagsLoad,
 });
 
 function testFlagsLoad() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-snapshot-flags-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "joinkit-cache-flags-"));
   try {
     fs.writeFileSync(
-      path.join(dir, "entry.js"),
-      'require("node:v8").startupSnapshot.setDeserializeMainFunction(() => console.log("loaded"));\n',
+      path.join(dir, "cache.js"),
+      `const fs = require("node:fs"), { Script } = require("node:vm");
+const src = "(function () { return [1, 2, 3].map((x) => x * 2).join(); })";
+if (process.argv[2] === "make") {
+  const s = new Script(src);
+  s.runInThisContext()();
+  fs.writeFileSync("c.bin", s.createCachedData());
+} else {
+  const s = new Script(src, { cachedData: fs.readFileSync("c.bin") });
+  process.stdout.write(s.runInThisContext()() + " " + s.cachedDataRejected);
+}
+`,
     );
-    const build = (flags: string[]) =>
-      spawnSync(NODE, [...flags, "--snapshot-blob", "s.blob", "--build-snapshot", "entry.js"], {
-        cwd: dir,
-        encoding: "utf8",
-      });
-    const load = () =>
-      spawnSync(NODE, ["--snapshot-blob", "s.blob"], { cwd: dir, encoding: "utf8" });
-    assert.equal(build(REPRODUCIBLE_NODE_FLAGS).status, 0);
-    assert.equal(load().stdout, "loaded\n");
-    // The check can fail on Node 20: a flag that changes the hash (--hash-seed) makes the blob
-    // unloadable there. Node 24 loads a snapshot whatever V8 flags built it (--hash-seed,
-    // --no-lazy, --predictable, --stack-size: all load), so there it has no failing control.
-    const major = Number(
-      spawnSync(NODE, ["-p", "process.versions.node.split('.')[0]"], {
-        encoding: "utf8",
-      }).stdout,
-    );
-    if (major < 22) {
-      assert.equal(build(["--hash-seed=1"]).status, 0);
-      assert.notEqual(load().stdout, "loaded\n");
-    }
+    const node = (flags: string[], mode: string) =>
+      spawnSync(NODE, [...flags, "cache.js", mode], { cwd: dir, encoding: "utf8" });
+    assert.equal(node(REPRODUCIBLE_NODE_FLAGS, "make").status, 0);
+    assert.equal(node([], "use").stdout, "2,4,6 false");
+    // The control: a flag in V8's hash makes the cache unusable (the chunk compiles from source).
+    assert.equal(node(["--no-sparkplug"], "make").status, 0);
+    assert.equal(node([], "use").stdout, "2,4,6 true");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-Deno.test("seaConfig: only a snapshot binary starts with SNAPSHOT_EXEC_ARGV (V8 would reject a code cache)", () => {
-  assert.deepEqual(seaConfig(true, true), {
-    main: "bundle.cjs",
+Deno.test("seaConfig: the loader as main, chunks and caches as assets, no Node snapshot, code cache or V8 flags", () => {
+  assert.deepEqual(seaConfig(["main.js", "main.js.cache", "c/chunk-A.js"]), {
+    main: "sea-main.cjs",
     output: "sea-prep.blob",
     disableExperimentalSEAWarning: true,
-    execArgv: ["--no-sparkplug", "--v8-pool-size=1"],
-    useSnapshot: true,
+    useSnapshot: false,
     useCodeCache: false,
-    assets: { "lazy-modules.cjs": "lazy-modules.cjs" },
+    assets: {
+      "main.js": "chunks/main.js",
+      "main.js.cache": "chunks/main.js.cache",
+      "c/chunk-A.js": "chunks/c/chunk-A.js",
+    },
   });
-  // Never --no-rehash-snapshot: a fixed, public string hash seed invites hash flooding.
-  assert.deepEqual(SNAPSHOT_EXEC_ARGV, [
-    "--no-sparkplug",
-    "--v8-pool-size=1",
-  ]);
-  for (const kind of [false, "plain"] as const) {
-    const c = seaConfig(kind, false);
-    assert.equal("execArgv" in c, false, String(kind));
-    assert.equal(c.useSnapshot, false);
-    assert.equal(c.useCodeCache, kind === false);
-  }
-});
-
-const HAVE_PINNED = fs.existsSync(PINNED_NODE);
-
-Deno.test({
-  name:
-    "SNAPSHOT_EXEC_ARGV: the pinned Node 24 runtime accepts them (a binary with an unknown option would not start)" +
-    (HAVE_PINNED
-      ? ""
-      : " (skipped: the pinned runtime is not installed; npm run build installs it)"),
-  ignore: !HAVE_PINNED,
-  fn: () => {
-    const r = spawnSync(PINNED_NODE, [...SNAPSHOT_EXEC_ARGV, "-e", "process.stdout.write('ok')"], {
-      encoding: "utf8",
-    });
-    assert.equal(r.stderr, "");
-    assert.equal(r.stdout, "ok");
-    assert.equal(r.status, 0);
-  },
 });

@@ -1,44 +1,52 @@
 /**
- * What the V8 startup snapshot runs once at build time, after initialising the
- * modules (scripts/build.ts bundles this module into the snapshot's entry):
- * the start-up commands' paths, so that V8 keeps their bytecode in the
- * snapshot (it keeps a function's bytecode, not its type feedback) instead of
- * compiling them again at every start-up: ~5 ms of `ca hash` and
- * `join-command`, which parse a certificate (issue 13).
+ * What the build runs once, with the binary's own runtime, before it makes the
+ * binary's V8 code caches (scripts/sea/code_cache.ts): the start-up commands,
+ * for real, so that the caches hold the code those commands run and the
+ * binary does not compile it again at every start (issue 13, issue 22: the
+ * start-up target is 1.15× `node hello.js`).
  *
- * Only what reads nothing of the process belongs here: no clock (the runs get
- * {@link WARM_CLOCK}), no randomness (never `token generate`: what it draws
- * would be frozen into every binary), no environment, no terminal, and no file
- * (node's fs binding keeps the last file's stat, which would make every
- * build's bytes differ). What it leaves in module state is what an earlier run
- * in the same process leaves (caches of parsed names, scratch buffers, the
- * count of hashes done), as the in-process tests run `run()` again and again.
+ * A code cache holds compiled code and the constants in it, never a value the
+ * run computed: unlike the V8 startup snapshot this replaced, nothing of these
+ * runs (the clock, the tokens drawn, the files read) reaches the binary.
+ * tests/build/warmup_test.ts checks that every run exits 0.
  *
  * @module
  */
 
-import { type Io, run } from "../cli.ts";
-import { extractCertificates, loadClusterCa } from "../lib/pki/certsource.ts";
-import { caCertHash } from "../lib/pki/pin.ts";
+import * as fs from "node:fs";
+import { type Io, run } from "../../cli.ts";
 
 /** The clock of the warm-up's runs: a fixed time, within {@link WARM_CA_PEM}'s validity. */
 export const WARM_CLOCK = "2027-01-01T00:00:00Z";
 
+/** Stands for the path of {@link WARM_CA_FILE} in {@link WARM_RUNS}. */
+export const WARM_CA_ARG = "{ca}";
+
 /**
- * Command lines the warm-up runs (output to a sink, the clock at
- * {@link WARM_CLOCK}, no environment): the dispatcher, flag parsing and help
- * of the start-up commands. Each must exit 0.
+ * Command lines the warm-up runs: the start-up commands (`--version`, `token
+ * generate`, `ca hash`, `join-command`), for real and with `--help`. Each
+ * must exit 0.
  */
 export const WARM_RUNS: readonly (readonly string[])[] = [
   ["--version"],
+  ["token", "generate"],
+  ["ca", "hash", WARM_CA_ARG],
+  [
+    "join-command",
+    "--server",
+    "10.0.0.1:6443",
+    "--token",
+    "abcdef.0123456789abcdef",
+    "--ca",
+    WARM_CA_ARG,
+  ],
   ["ca", "hash", "--help"],
   ["join-command", "--help"],
   ["token", "generate", "--help"],
 ];
 
 /**
- * What the warm-up parses and pins, as `ca hash` reads a file and
- * `join-command` its `--ca`: two CA certificates as openssl and kubeadm make
+ * The CA file `ca hash` and `join-command` read in the warm-up: two CA certificates as openssl and kubeadm make
  * them, ECDSA P-256 (`openssl req -x509 -newkey ec`, as the benchmark's CA) and
  * RSA-2048 (tests/fixtures/pin/ca-cert.pem, a kubeadm CA).
  */
@@ -72,17 +80,23 @@ SaupXSW6XfvIi/UHoIbU3pNcsnUJGnQfQvip95XKk/gqcUr+m50vxgumxtA=
 -----END CERTIFICATE-----
 `;
 
+/** Where {@link warmUp} writes {@link WARM_CA_PEM} in its directory. */
+export const WARM_CA_FILE = "warm-up-ca.crt";
+
 /**
- * Runs {@link WARM_RUNS}, then the certificate readers of `ca hash`
- * (extractCertificates) and `join-command` (loadClusterCa) and the pin on
- * {@link WARM_CA_PEM}. Throws when a run does not exit 0 or a parse fails
- * (which fails the snapshot build); returns the pins (both readers').
+ * Runs {@link WARM_RUNS} in `dir` (where it writes {@link WARM_CA_FILE}), each
+ * with its output to a sink and the clock at {@link WARM_CLOCK}; throws when
+ * one does not exit 0 (which fails the build). Returns what they printed.
  */
-export async function warmUp(): Promise<string[]> {
-  for (const argv of WARM_RUNS) {
+export async function warmUp(dir: string): Promise<string[]> {
+  const ca = `${dir}/${WARM_CA_FILE}`;
+  fs.writeFileSync(ca, WARM_CA_PEM);
+  const printed: string[] = [];
+  for (const template of WARM_RUNS) {
+    const argv = template.map((a) => a === WARM_CA_ARG ? ca : a);
     const said: string[] = [];
     const io: Io = {
-      stdout() {},
+      stdout: (text) => void printed.push(text),
       stderr: (line) => void said.push(line),
       clock: () => new Date(WARM_CLOCK),
       env: {},
@@ -90,13 +104,9 @@ export async function warmUp(): Promise<string[]> {
     const code = await run(argv, io);
     if (code !== 0) {
       throw new Error(
-        `snapshot warm-up: joinkit ${argv.join(" ")} exited ${code}: ${said.join(" | ")}`,
+        `code cache warm-up: joinkit ${argv.join(" ")} exited ${code}: ${said.join(" | ")}`,
       );
     }
   }
-  const text = WARM_CA_PEM;
-  const bytes = new TextEncoder().encode(text);
-  const pins = (await extractCertificates({ name: "warm-up", text, bytes })).map(caCertHash);
-  for (const cert of await loadClusterCa(bytes, "warm-up")) pins.push(caCertHash(cert.der));
-  return pins;
+  return printed;
 }
