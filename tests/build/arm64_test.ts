@@ -23,7 +23,7 @@ const why = !fs.existsSync(BIN)
   ? "qemu-aarch64-static or the arm64 cross libraries (libc6-arm64-cross, libstdc++6-arm64-cross) not installed"
   : undefined;
 
-function arm(args: string[], cwd?: string) {
+function arm(args: string[], cwd?: string, env: Record<string, string> = {}) {
   return spawnSync(runner![0] ?? BIN, [
     ...runner!.slice(1),
     ...(runner!.length ? [BIN] : []),
@@ -31,7 +31,7 @@ function arm(args: string[], cwd?: string) {
   ], {
     encoding: "utf8",
     cwd,
-    env: { PATH: "/usr/bin:/bin" },
+    env: { PATH: "/usr/bin:/bin", ...env },
     timeout: 120_000,
   });
 }
@@ -94,6 +94,17 @@ Deno.test({
     } finally {
       cleanup();
     }
+
+    // The code caches were made by the arm64 runtime itself (under qemu): V8 takes every one.
+    const cached = arm(["ca", "hash", repoPath("examples/demo/ca.crt")], undefined, {
+      JOINKIT_CODE_CACHE_REPORT: "1",
+    });
+    assert.equal(cached.status, 0, cached.stderr);
+    const report = /^code cache: (\d+) chunks loaded, (\d+) from their cache, 0 refused\n$/.exec(
+      cached.stderr,
+    );
+    assert.ok(report, cached.stderr);
+    assert.equal(report[2], report[1], cached.stderr);
 
     const bad = arm(["token", "generate", "--count", "0"]);
     assert.equal(bad.status, 2);

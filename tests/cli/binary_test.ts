@@ -73,7 +73,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "CLI binary draws fresh randomness in every run (nothing random frozen into its snapshot)",
+  name: "CLI binary draws fresh randomness in every run (nothing random frozen into the binary)",
   ignore,
   fn() {
     const t = isolated();
@@ -88,6 +88,63 @@ Deno.test({
       assert.equal(all.length, 60);
       assert.equal(new Set(all).size, 60, "a token repeated across runs");
       assert.equal(new Set(all.map((x) => x.slice(0, 6))).size, 60, "a token id repeated");
+    } finally {
+      t.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "CLI binary compiles each chunk a command loads from its V8 code cache, none refused",
+  ignore,
+  fn() {
+    const t = isolated();
+    try {
+      fs.writeFileSync(
+        path.join(t.dir, "ca.crt"),
+        fs.readFileSync(repoPath("examples/demo/ca.crt")),
+      );
+      const runs = [
+        ["--version"],
+        ["token", "generate"],
+        ["ca", "hash", "ca.crt"],
+        [
+          "join-command",
+          "--server",
+          "10.0.0.1:6443",
+          "--token",
+          "abcdef.0123456789abcdef",
+          "--ca",
+          "ca.crt",
+        ],
+        ["rbac"],
+        ["doctor", "--help"],
+      ];
+      const loaded: number[] = [];
+      for (const args of runs) {
+        const r = spawnSync(t.bin, args, {
+          cwd: t.dir,
+          env: { PATH: "/usr/bin:/bin", JOINKIT_CODE_CACHE_REPORT: "1" },
+          encoding: "utf8",
+        });
+        assert.equal(r.status, 0, `${args.join(" ")}: ${r.stderr}`);
+        const m = /^code cache: (\d+) chunks loaded, (\d+) from their cache, (\d+) refused/m.exec(
+          r.stderr,
+        );
+        assert.ok(m, `${args.join(" ")}: ${r.stderr}`);
+        assert.equal(m[3], "0", `${args.join(" ")}: ${r.stderr}`);
+        assert.equal(m[2], m[1], `${args.join(" ")}: ${r.stderr}`);
+        loaded.push(Number(m[1]));
+        // Without the variable the binary says nothing of it.
+        const quiet = spawnSync(t.bin, args, {
+          cwd: t.dir,
+          env: { PATH: "/usr/bin:/bin" },
+          encoding: "utf8",
+        });
+        assert.equal(quiet.stderr, "", args.join(" "));
+      }
+      // A command loads its own chunks, not every command's: --version the fewest.
+      assert.ok(loaded[0]! < loaded[2]! && loaded[0]! < loaded[4]!, loaded.join(" "));
     } finally {
       t.cleanup();
     }
