@@ -50,6 +50,7 @@ import * as path from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { CACHE_SUFFIX, CODE_CACHE_REPORT, MAIN_CHUNK, WARMUP_CHUNK } from "./sea/chunk_loader.ts";
+import { rewriteChunk, settleExportsStatement } from "./sea/chunk_rewrite.ts";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -393,12 +394,15 @@ export async function bundleChunks(
   });
   for (const w of result.warnings) log(`esbuild warning: ${w.text}`);
   fs.rmSync(dir, { recursive: true, force: true });
+  const ts = await import(path.join(ROOT, "node_modules/typescript/lib/typescript.js"));
   const chunks: string[] = [];
   for (const file of result.outputFiles) {
     const name = path.relative(dir, file.path).split(path.sep).join("/");
     // import/export become require()/exports, import() a require() of the chunk (no
     // dynamic import in a vm script without a loader for it).
-    const cjs = await esbuild.transform(file.text, {
+    // Cheaper calls between chunks (scripts/sea/chunk_rewrite.ts).
+    const { text, exported, stable } = rewriteChunk(ts.default ?? ts, file.text);
+    const cjs = await esbuild.transform(text, {
       format: "cjs",
       target: "node20",
       minify: true,
@@ -407,7 +411,11 @@ export async function bundleChunks(
     });
     const out = path.join(dir, name);
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, asciiOnly(`(function (exports, require, module) {${cjs.code}\n})`));
+    const settle = settleExportsStatement(exported, stable);
+    fs.writeFileSync(
+      out,
+      asciiOnly(`(function (exports, require, module) {${cjs.code}${settle}\n})`),
+    );
     chunks.push(name);
   }
   return { missing, chunks: chunks.sort() };

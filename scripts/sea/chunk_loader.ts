@@ -123,6 +123,12 @@ export function chunkLoader(
       require,
       module,
     );
+    if (process.env.JK_EXP) {
+      const e = module.exports as Record<string, unknown>;
+      const o: Record<string, unknown> = Object.defineProperty({}, "__esModule", { value: true });
+      for (const k of Object.keys(e)) o[k] = e[k];
+      module.exports = o;
+    }
     return module.exports;
   };
   return load;

@@ -128,14 +128,23 @@ Deno.test({
     const { dir, cleanup } = tempDir();
     try {
       const entry = path.join(dir, "entry.ts");
-      fs.writeFileSync(path.join(dir, "shared.ts"), "export const twice = (n: number) => n * 2;\n");
+      // A counter another chunk writes (it must stay live across chunks), a stable function,
+      // and a lazily imported chunk.
+      fs.writeFileSync(
+        path.join(dir, "shared.ts"),
+        "export let count = 0;\nexport const twice = (n: number) => n * 2;\n" +
+          "export function bump() {\n  count++;\n}\n",
+      );
       fs.writeFileSync(
         path.join(dir, "lazy.ts"),
-        'import { twice } from "./shared.ts";\nexport const v = twice(21);\n',
+        'import { bump, count, twice } from "./shared.ts";\nbump();\n' +
+          "export const v = twice(21);\nexport const seen = () => count;\n",
       );
       fs.writeFileSync(
         entry,
-        'import { twice } from "./shared.ts";\nimport("./lazy.ts").then((m) => console.log(twice(1), m.v, "é"));\n',
+        'import { bump, count, twice } from "./shared.ts";\n' +
+          'import("./lazy.ts").then((m) => {\n  bump();\n' +
+          '  console.log(twice(1), m.v, "é", count, m.seen(), import("./lazy.ts") instanceof Promise);\n});\n',
       );
       const out = path.join(dir, "chunks");
       const { chunks, missing } = await bundleChunks(path.relative(repoPath(), entry), out, false);
@@ -177,16 +186,16 @@ else process.stderr.write([...scripts].map(([n, s]) => n + ":" + s.cachedDataRej
         spawnSync(PINNED_NODE, [...flags, driver, out, mode], { encoding: "utf8" });
       const made = node([], "make");
       assert.equal(made.status, 0, made.stderr);
-      assert.equal(made.stdout, "2 42 é\n");
+      assert.equal(made.stdout, "2 42 é 2 2 true\n");
       const used = node([], "use");
-      assert.equal(used.stdout, "2 42 é\n");
+      assert.equal(used.stdout, "2 42 é 2 2 true\n");
       const verdicts = used.stderr.split(" ");
       assert.equal(verdicts.length, 3, used.stderr);
       for (const v of verdicts) assert.match(v, /:false$/, used.stderr);
       // Control: V8 refuses a cache made under another flag hash (the binary then compiles all).
       assert.equal(node(["--no-sparkplug"], "make").status, 0);
       const refused = node([], "use");
-      assert.equal(refused.stdout, "2 42 é\n");
+      assert.equal(refused.stdout, "2 42 é 2 2 true\n");
       for (const v of refused.stderr.split(" ")) assert.match(v, /:true$/, refused.stderr);
     } finally {
       cleanup();
