@@ -15,6 +15,7 @@
 
 import { type Io, reportInternalError, run } from "./cli.ts";
 import { ExitCode } from "./lib/base/errors.ts";
+import { writeAllText } from "./lib/base/write_all.ts";
 
 /** Deno's own API under `deno run`; undefined on Node. */
 function denoApi(): typeof Deno | undefined {
@@ -128,22 +129,13 @@ function writeStdout(text: string): void {
  * and ~3 ms into a pipe (Node 24, the binary's start-up target), and into a
  * pipe the stream turns asynchronous when the reader is slow, holding the
  * rest of a large output in memory. A blocking write waits for the reader
- * instead. A descriptor somebody else made non-blocking fails with EAGAIN
- * when full: the write waits 1 ms and goes on. Node ignores SIGPIPE, so a
+ * instead ({@link writeAllText}: short writes, EAGAIN on a descriptor somebody
+ * else made non-blocking, a slice at a time). Node ignores SIGPIPE, so a
  * closed reader is an EPIPE error, thrown.
  */
 function writeNodeFd(fd: 1 | 2, text: string): void {
   const fs = process.getBuiltinModule("node:fs");
-  const data = new TextEncoder().encode(text);
-  for (let off = 0; off < data.length;) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === "EAGAIN") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-      else if (code !== "EINTR") throw e;
-    }
-  }
+  writeAllText(text, (data, offset, length) => fs.writeSync(fd, data, offset, length));
 }
 
 /** A closed pipe (`joinkit … | head -1`) ends the run quietly, as in other Unix tools. */
