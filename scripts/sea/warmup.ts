@@ -8,7 +8,7 @@
  * A code cache holds compiled code and the constants in it, never a value the
  * run computed: unlike the V8 startup snapshot this replaced, nothing of these
  * runs (the clock, the tokens drawn, the files read) reaches the binary.
- * tests/build/warmup_test.ts checks that every run exits 0.
+ * tests/build/code_cache_test.ts checks that every run exits 0.
  *
  * @module
  */
@@ -30,7 +30,11 @@ export const WARM_CA_DIR_ARG = "{ca-dir}";
  * generate`, `ca hash`, `join-command`), for real and with `--help`, and the
  * first YAML and X.509 commands (`rbac`, `token create`, `ca create`: with
  * their code cached they start 4-6 ms sooner; the start-up commands' chunks
- * do not grow measurably). Each must exit 0.
+ * do not grow measurably). Each must exit 0. Never a command that changes
+ * V8's flags for its fleet runs (`cert verify`, `cert inspect`, `cluster-info
+ * sign`: commands/_fleet.ts): that changes V8's flag hash for the rest of the
+ * process, every cache written after it would carry it, and the binary would
+ * refuse them all (tried: the build's smoke test stopped it).
  */
 export const WARM_RUNS: readonly (readonly string[])[] = [
   ["--version"],
@@ -94,7 +98,8 @@ export const WARM_CA_FILE = "warm-up-ca.crt";
 /**
  * Runs {@link WARM_RUNS} in `dir` (where it writes {@link WARM_CA_FILE}), each
  * with its output to a sink and the clock at {@link WARM_CLOCK}; throws when
- * one does not exit 0 (which fails the build). Returns what each printed on stdout.
+ * one does not exit 0 (which fails the build). Returns what each printed on
+ * stdout.
  */
 export async function warmUp(dir: string): Promise<string[]> {
   const ca = `${dir}/${WARM_CA_FILE}`;
