@@ -16,6 +16,8 @@
 import { type Io, reportInternalError, run } from "./cli.ts";
 import { ExitCode } from "./lib/base/errors.ts";
 import { writeAllText } from "./lib/base/write_all.ts";
+import { kernelRandomFill, type KernelRandomFs } from "./lib/base/kernel_random.ts";
+import { setCsprngSource, webCryptoFill } from "./lib/base/random.ts";
 
 /** Deno's own API under `deno run`; undefined on Node. */
 function denoApi(): typeof Deno | undefined {
@@ -192,6 +194,23 @@ const fatal = (e: unknown) => {
   exit(ExitCode.input);
 };
 const deno = denoApi();
+if (!deno) {
+  // On Node, the kernel's CSPRNG where it is getrandom(2)'s (lib/base/kernel_random.ts), looked
+  // at on the first draw; anywhere else, or if a read fails, WebCrypto's.
+  let kernel: ((out: Uint8Array) => void) | null | undefined;
+  setCsprngSource((out) => {
+    kernel ??= kernelRandomFill(process.getBuiltinModule("node:fs") as KernelRandomFs) ?? null;
+    if (kernel) {
+      try {
+        kernel(out);
+        return;
+      } catch {
+        kernel = null;
+      }
+    }
+    webCryptoFill(out);
+  });
+}
 if (deno) {
   globalThis.addEventListener("error", (e) => {
     e.preventDefault();

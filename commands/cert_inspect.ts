@@ -75,7 +75,6 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "FILE|DIR");
-    fleetCompilerFlags();
     const format = outputFormat(ctx.flags, ["text", "json", "yaml"] as const, "text");
     // Printed as it is made (held up to 16 MiB, so a refusal midway still prints nothing),
     // except the directory table, whose columns need every row: it keeps five short fields a row.
@@ -91,6 +90,10 @@ Examples:
     const parts: string[] = [];
     let count = 0;
     const shown = progress(ctx, "cert inspect");
+    // Last, once what the run loads is loaded (the parser, which eachCert imports on first use;
+    // node:tty, which progress() asked): see fleetCompilerFlags.
+    await import("../lib/pki/cert_info.ts");
+    fleetCompilerFlags();
     for (const arg of ctx.args) {
       const isDir = arg !== "-" && isDirectory(arg);
       // A PEM file over 1 MiB comes in pieces of whole blocks: its certificates are numbered

@@ -85,7 +85,6 @@ Examples:
 `,
   async run(ctx) {
     expectArgs(ctx, 1, Infinity, "CERT");
-    fleetCompilerFlags();
     const caPath = requireString(ctx.flags, "ca");
     const signerName = flagString(ctx.flags, "signer-name");
     if (signerName !== undefined) {
@@ -118,6 +117,10 @@ Examples:
     let ok = true;
     // Synchronous (node:crypto signatures): a fleet's certificates go one after another.
     const shown = progress(ctx, "cert verify");
+    // Last, once what the run loads is loaded (node:crypto for the signatures, node:tty, which
+    // progress() asked): see fleetCompilerFlags.
+    process.getBuiltinModule("node:crypto");
+    fleetCompilerFlags();
     for (const input of eachInput(ctx.args)) {
       for (const item of await certsOf(input)) {
         shown.tick();

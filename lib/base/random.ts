@@ -7,11 +7,30 @@
 /** Fills and returns `n` random bytes. */
 export type RandomBytes = (n: number) => Uint8Array;
 
-/** Fills `out` from the CSPRNG (WebCrypto `getRandomValues`), in chunks it accepts. */
-function fillRandom(out: Uint8Array): void {
+/**
+ * Fills `out` from WebCrypto's CSPRNG (`getRandomValues`), in the chunks it
+ * accepts.
+ */
+export function webCryptoFill(out: Uint8Array): void {
   for (let i = 0; i < out.length; i += 65536) {
     globalThis.crypto.getRandomValues(out.subarray(i, Math.min(out.length, i + 65536)));
   }
+}
+
+/** The CSPRNG {@link cryptoRandom} fills from: WebCrypto unless the process chose another. */
+let source: (out: Uint8Array) => void = webCryptoFill;
+
+/**
+ * Makes `fill` the CSPRNG of {@link cryptoRandom} for the rest of the process
+ * (undefined: WebCrypto again). main.ts gives the single binary the kernel's
+ * (lib/base/kernel_random.ts), which it reads without loading WebCrypto.
+ */
+export function setCsprngSource(fill: ((out: Uint8Array) => void) | undefined): void {
+  source = fill ?? webCryptoFill;
+}
+
+function fillRandom(out: Uint8Array): void {
+  source(out);
 }
 
 /**
@@ -22,7 +41,7 @@ function fillRandom(out: Uint8Array): void {
 const POOL = new Uint8Array(4096);
 let poolAt = POOL.length;
 
-/** The CSPRNG (WebCrypto `getRandomValues`). */
+/** The CSPRNG (WebCrypto `getRandomValues`, or the source set by {@link setCsprngSource}). */
 export const cryptoRandom: RandomBytes = (n) => {
   if (n > 256) {
     const out = new Uint8Array(n);
