@@ -16,7 +16,11 @@
 import { type Io, reportInternalError, run } from "./cli.ts";
 import { ExitCode } from "./lib/base/errors.ts";
 import { writeAllText } from "./lib/base/write_all.ts";
-import { kernelRandomFill, type KernelRandomFs } from "./lib/base/kernel_random.ts";
+import {
+  kernelRandomFill,
+  type KernelRandomFs,
+  preferKernelRandom,
+} from "./lib/base/kernel_random.ts";
 import { setCsprngSource, webCryptoFill } from "./lib/base/random.ts";
 
 /** Deno's own API under `deno run`; undefined on Node. */
@@ -196,20 +200,11 @@ const fatal = (e: unknown) => {
 const deno = denoApi();
 if (!deno) {
   // On Node, the kernel's CSPRNG where it is getrandom(2)'s (lib/base/kernel_random.ts), looked
-  // at on the first draw; anywhere else, or if a read fails, WebCrypto's.
-  let kernel: ((out: Uint8Array) => void) | null | undefined;
-  setCsprngSource((out) => {
-    kernel ??= kernelRandomFill(process.getBuiltinModule("node:fs") as KernelRandomFs) ?? null;
-    if (kernel) {
-      try {
-        kernel(out);
-        return;
-      } catch {
-        kernel = null;
-      }
-    }
-    webCryptoFill(out);
-  });
+  // at on the first draw; anywhere else, or from a failed read on, WebCrypto's.
+  setCsprngSource(preferKernelRandom(
+    () => kernelRandomFill(process.getBuiltinModule("node:fs") as KernelRandomFs),
+    webCryptoFill,
+  ));
 }
 if (deno) {
   globalThis.addEventListener("error", (e) => {

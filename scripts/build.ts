@@ -414,7 +414,8 @@ export async function bundleChunks(
     const settle = settleExportsStatement(exported, stable);
     fs.writeFileSync(
       out,
-      asciiOnly(`(function (exports, require, module) {${cjs.code}${settle}\n})`),
+      // Strict, as the ES module it was: esbuild's CommonJS output does not say so itself.
+      asciiOnly(`(function (exports, require, module) {"use strict";${cjs.code}${settle}\n})`),
     );
     chunks.push(name);
   }

@@ -57,7 +57,8 @@ export function kernelRandomReady(release: string): boolean {
 /**
  * A function filling a byte array from `/dev/random`, or undefined where the
  * device is not the one described above (see the module's comment). The
- * device stays open for the process's later draws.
+ * device stays open for the process's later draws; after a failed read it is
+ * closed and the function throws that error again at every call.
  */
 export function kernelRandomFill(
   fs: KernelRandomFs,
@@ -71,24 +72,74 @@ export function kernelRandomFill(
   } catch {
     return undefined;
   }
+  const close = () => {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Nothing more to do with it.
+    }
+  };
   try {
     const st = fs.fstatSync(fd);
     if (!st.isCharacterDevice() || st.rdev !== DEV_RANDOM_RDEV) {
-      fs.closeSync(fd);
+      close();
       return undefined;
     }
   } catch {
+    close();
     return undefined;
   }
+  let broken: unknown;
   return (out) => {
+    if (broken !== undefined) throw broken;
     for (let off = 0; off < out.length;) {
       try {
         const n = fs.readSync(fd, out, off, out.length - off, null);
         if (n <= 0) throw new Error("/dev/random: end of file");
         off += n;
       } catch (e) {
-        if ((e as { code?: string }).code !== "EINTR") throw e;
+        if ((e as { code?: string }).code === "EINTR") continue;
+        // A failed read ends the device's use: it is closed, and every later call throws.
+        broken = e;
+        close();
+        throw e;
       }
     }
+  };
+}
+
+/**
+ * A CSPRNG fill that asks `kernel` once, on the first draw, for the kernel's
+ * source ({@link kernelRandomFill}) and uses it while it works; where there
+ * is none, and from the first failed read on, `fallback` (WebCrypto).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * let asked = 0;
+ * const fill = preferKernelRandom(() => (asked++, undefined), (out) => out.fill(7));
+ * const a = new Uint8Array(2);
+ * fill(a);
+ * fill(a);
+ * assert.deepEqual([...a], [7, 7]);
+ * assert.equal(asked, 1);
+ * ```
+ */
+export function preferKernelRandom(
+  kernel: () => ((out: Uint8Array) => void) | undefined,
+  fallback: (out: Uint8Array) => void,
+): (out: Uint8Array) => void {
+  let source: ((out: Uint8Array) => void) | null | undefined;
+  return (out) => {
+    if (source === undefined) source = kernel() ?? null;
+    if (source !== null) {
+      try {
+        source(out);
+        return;
+      } catch {
+        source = null;
+      }
+    }
+    fallback(out);
   };
 }

@@ -102,32 +102,37 @@ export function chunkLoader(
   compiled?: (name: string, script: Script) => void,
 ): (name: string) => unknown {
   const modules = new Map<string, ChunkModule>();
+  // A chunk whose top level threw stays failed, as an ES module does: every later require of it
+  // throws the same error (a second run could repeat side effects; an entry left half-built
+  // would hand out the exports it had made so far).
+  const failed = new Map<string, unknown>();
   const load = (name: string): unknown => {
+    if (failed.has(name)) throw failed.get(name);
     const known = modules.get(name);
     if (known) return known.exports;
     const module: ChunkModule = { exports: {} };
     // Registered before it runs: chunks may require each other in a circle, as ES modules may.
     modules.set(name, module);
-    const { source, cache } = read(name);
-    const script = new ScriptClass(source, {
-      filename: name,
-      ...(cache ? { cachedData: cache } : {}),
-    });
-    compiled?.(name, script);
-    const require = (spec: string) =>
-      spec.startsWith("./") || spec.startsWith("../")
-        ? load(resolveChunk(name, spec))
-        : builtin(spec);
-    (script.runInThisContext() as (e: unknown, r: unknown, m: ChunkModule) => void)(
-      module.exports,
-      require,
-      module,
-    );
-    if (process.env.JK_EXP) {
-      const e = module.exports as Record<string, unknown>;
-      const o: Record<string, unknown> = Object.defineProperty({}, "__esModule", { value: true });
-      for (const k of Object.keys(e)) o[k] = e[k];
-      module.exports = o;
+    try {
+      const { source, cache } = read(name);
+      const script = new ScriptClass(source, {
+        filename: name,
+        ...(cache ? { cachedData: cache } : {}),
+      });
+      compiled?.(name, script);
+      const require = (spec: string) =>
+        spec.startsWith("./") || spec.startsWith("../")
+          ? load(resolveChunk(name, spec))
+          : builtin(spec);
+      (script.runInThisContext() as (e: unknown, r: unknown, m: ChunkModule) => void)(
+        module.exports,
+        require,
+        module,
+      );
+    } catch (e) {
+      modules.delete(name);
+      failed.set(name, e);
+      throw e;
     }
     return module.exports;
   };

@@ -59,6 +59,7 @@ export function rewriteChunk(
   const assigned = new Set<string>();
   const exported: [exportedName: string, local: string][] = [];
   const edits: [start: number, end: number, text: string][] = [];
+  let directEval = false;
 
   const bindingNames = (name: Node, out: string[]) => {
     if (ts.isIdentifier(name)) out.push(name.text);
@@ -90,7 +91,18 @@ export function rewriteChunk(
     if (declared.has(name)) assigned.add(name);
     declared.set(name, kind);
   };
+  const refuse = (st: Node): never => {
+    // esbuild's chunks export with one `export{…}` list; any other form (export *, a re-export
+    // from another module, export default, an exported declaration) would be left out of the
+    // settled exports: refuse it rather than drop names.
+    throw new Error(
+      `chunk export this build does not handle: ${
+        text.slice(st.getStart(sf), st.end).slice(0, 80)
+      }`,
+    );
+  };
   for (const st of sf.statements) {
+    if ((st.modifiers ?? []).some((m: Node) => m.kind === ts.SyntaxKind.ExportKeyword)) refuse(st);
     if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st)) && st.name) {
       declare(st.name.text, "binding");
     } else if (ts.isVariableStatement(st)) {
@@ -111,12 +123,15 @@ export function rewriteChunk(
         st.end,
         `const ${local}=require(${JSON.stringify(st.moduleSpecifier.text)});`,
       ]);
-    } else if (ts.isExportDeclaration(st) && !st.moduleSpecifier && st.exportClause) {
-      if (ts.isNamedExports(st.exportClause)) {
-        for (const el of st.exportClause.elements) {
-          exported.push([el.name.text, (el.propertyName ?? el.name).text]);
-        }
+    } else if (
+      ts.isExportDeclaration(st) && !st.moduleSpecifier && st.exportClause &&
+      ts.isNamedExports(st.exportClause) && !st.isTypeOnly
+    ) {
+      for (const el of st.exportClause.elements) {
+        exported.push([el.name.text, (el.propertyName ?? el.name).text]);
       }
+    } else if (ts.isExportDeclaration(st) || ts.isExportAssignment(st)) {
+      refuse(st);
     }
   }
 
@@ -151,6 +166,12 @@ export function rewriteChunk(
     ) {
       targetNames(node.initializer);
     } else if (
+      ts.isCallExpression(node) && ts.isIdentifier(node.expression) &&
+      node.expression.text === "eval"
+    ) {
+      // A direct eval can write any binding in scope: nothing of this chunk is stable.
+      directEval = true;
+    } else if (
       ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
       node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]) &&
       /^\.\.?\//.test(node.arguments[0].text)
@@ -174,6 +195,7 @@ export function rewriteChunk(
     exported: exported.map(([name]) => name).sort(),
     stable: exported
       .filter(([, local]) => {
+        if (directEval) return false;
         const kind = declared.get(local);
         return kind === "const" || (kind === "binding" && !assigned.has(local));
       })

@@ -5,6 +5,7 @@ import {
   kernelRandomFill,
   type KernelRandomFs,
   kernelRandomReady,
+  preferKernelRandom,
 } from "../../lib/base/kernel_random.ts";
 
 Deno.test("kernelRandomReady(): Linux 5.6 and later, where /dev/random is getrandom(2)'s", () => {
@@ -33,6 +34,7 @@ function fakeFs(opts: {
   rdev?: number;
   reads?: (number | string)[];
   openError?: string;
+  fstatError?: string;
 }) {
   const closed: number[] = [];
   const reads = [...(opts.reads ?? [])];
@@ -48,10 +50,12 @@ function fakeFs(opts: {
       if (opts.openError) throw Object.assign(new Error(opts.openError), { code: opts.openError });
       return 7;
     },
-    fstatSync: () => ({
-      isCharacterDevice: () => opts.char ?? true,
-      rdev: opts.rdev ?? DEV_RANDOM_RDEV,
-    }),
+    fstatSync: () => {
+      if (opts.fstatError) {
+        throw Object.assign(new Error(opts.fstatError), { code: opts.fstatError });
+      }
+      return { isCharacterDevice: () => opts.char ?? true, rdev: opts.rdev ?? DEV_RANDOM_RDEV };
+    },
     readSync(_fd, buf, off, len) {
       const step = reads.shift() ?? len;
       if (typeof step === "string") throw Object.assign(new Error(step), { code: step });
@@ -74,6 +78,39 @@ Deno.test("kernelRandomFill(): only the kernel's device on a kernel that seeds i
   const urandom = fakeFs({ release: "6.1", rdev: (1 << 8) | 9 });
   assert.equal(kernelRandomFill(urandom.fsLike), undefined, "another device (1:9, /dev/urandom)");
   assert.deepEqual(urandom.closed, [7]);
+  const noStat = fakeFs({ release: "6.1", fstatError: "EIO" });
+  assert.equal(kernelRandomFill(noStat.fsLike), undefined);
+  assert.deepEqual(noStat.closed, [7], "closed when fstat fails");
+});
+
+Deno.test("preferKernelRandom(): asks once; without the kernel's source, or after it fails, WebCrypto's", () => {
+  const web = (out: Uint8Array) => void out.fill(0xee);
+  // No kernel source: asked once, never again.
+  let asked = 0;
+  const none = preferKernelRandom(() => (asked++, undefined), web);
+  const out = new Uint8Array(3);
+  for (let i = 0; i < 5; i++) none(out);
+  assert.equal(asked, 1);
+  assert.deepEqual([...out], [0xee, 0xee, 0xee]);
+  // A working source, then a failing one: the failing draw and every later one are WebCrypto's.
+  let calls = 0;
+  let fail = false;
+  asked = 0;
+  const fill = preferKernelRandom(() => {
+    asked++;
+    return (o) => {
+      calls++;
+      if (fail) throw new Error("EIO");
+      o.fill(0x11);
+    };
+  }, web);
+  fill(out);
+  assert.deepEqual([...out], [0x11, 0x11, 0x11]);
+  fail = true;
+  fill(out);
+  assert.deepEqual([...out], [0xee, 0xee, 0xee]);
+  fill(out);
+  assert.deepEqual([asked, calls], [1, 2], "the failed source is not asked again");
 });
 
 Deno.test("kernelRandomFill(): fills every byte through short reads and EINTR; other errors throw", () => {
@@ -83,8 +120,11 @@ Deno.test("kernelRandomFill(): fills every byte through short reads and EINTR; o
   fill(out);
   assert.deepEqual([...out], Array.from({ length: 40 }, (_, i) => i + 1));
   assert.deepEqual(closed, [], "the device stays open for later draws");
-  const broken = kernelRandomFill(fakeFs({ release: "6.1", reads: ["EIO"] }).fsLike)!;
+  const eio = fakeFs({ release: "6.1", reads: ["EIO", 4] });
+  const broken = kernelRandomFill(eio.fsLike)!;
   assert.throws(() => broken(new Uint8Array(4)), /EIO/);
+  assert.deepEqual(eio.closed, [7], "a failed read closes the device");
+  assert.throws(() => broken(new Uint8Array(4)), /EIO/, "and it is not read again");
   const eof = kernelRandomFill(fakeFs({ release: "6.1", reads: [0] }).fsLike)!;
   assert.throws(() => eof(new Uint8Array(4)), /end of file/);
 });

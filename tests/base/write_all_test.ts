@@ -41,7 +41,8 @@ Deno.test("writeAllText() writes every byte through short writes, whatever the s
 });
 
 Deno.test("writeAllText() never splits a surrogate pair between slices (no U+FFFD)", () => {
-  // Every slice boundary of 1 falls on a pair: a split would fail the fatal decoder.
+  // Every slice boundary of 1 falls on a pair: a split pair would encode as two U+FFFD, and
+  // the decoded text would differ.
   const text = "😀🎉".repeat(1000);
   const r = recorder(4096);
   writeAllText(text, r.write, () => {}, 1);

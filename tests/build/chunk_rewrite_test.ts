@@ -113,3 +113,28 @@ Deno.test("settleExportsStatement(): stable names become data properties, the ot
   assert.equal(module.exports.__esModule, true);
   assert.equal(d("__esModule").enumerable, false);
 });
+
+Deno.test("rewriteChunk(): an export form other than one export{…} list is refused, never dropped", () => {
+  for (
+    const code of [
+      'export*from"node:path";export{a};let a=1;',
+      'export{join}from"node:path";',
+      'export{x as y}from"./chunk-A.js";',
+      "export default 1;",
+      "export let a=1;",
+      "export function f(){}",
+      "export class C{}",
+    ]
+  ) {
+    assert.throws(() => rewriteChunk(ts, code), /chunk export this build does not handle/, code);
+  }
+});
+
+Deno.test("rewriteChunk(): a direct eval makes nothing stable (it can write any binding)", () => {
+  assert.deepEqual(
+    rewriteChunk(ts, 'let a=1;const b=2;function g(){eval("a=2")}export{a,b,g};').stable,
+    [],
+  );
+  // A method called eval is not the eval.
+  assert.deepEqual(rewriteChunk(ts, "let a=1;o.eval(x);export{a};").stable, ["a"]);
+});

@@ -80,6 +80,28 @@ Deno.test("chunkLoader() runs each chunk once, in a circle too, and hands built-
   assert.throws(() => load("c/none.js"), /no chunk c\/none\.js/);
 });
 
+Deno.test("chunkLoader(): a chunk whose top level throws stays failed: the same error, never its half-made exports", () => {
+  let runs = 0;
+  (globalThis as { __chunkThrows?: () => void }).__chunkThrows = () => void runs++;
+  const chunks: Record<string, string> = {
+    "main.js": chunk('globalThis.__chunkThrows(); exports.a = 1; throw new Error("top level");'),
+  };
+  const load = chunkLoader(
+    (n) => {
+      if (!(n in chunks)) throw new Error(`no chunk ${n}`);
+      return { source: chunks[n]! };
+    },
+    Script,
+    () => undefined,
+  );
+  let first: unknown;
+  assert.throws(() => load("main.js"), (e) => (first = e, /top level/.test(String(e))));
+  assert.throws(() => load("main.js"), (e) => e === first);
+  assert.equal(runs, 1, "not run a second time");
+  assert.throws(() => load("c/missing.js"), /no chunk c\/missing\.js/);
+  assert.throws(() => load("c/missing.js"), /no chunk c\/missing\.js/);
+});
+
 Deno.test("warmUp() runs the start-up commands for real: version, a token, openssl's pins, a join command", async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -142,9 +164,11 @@ Deno.test({
       );
       fs.writeFileSync(
         entry,
-        'import { bump, count, twice } from "./shared.ts";\n' +
+        // Strict, as the ES module it was: writing to a frozen object throws.
+        "let strict = false;\ntry {\n  Object.freeze({ a: 1 }).a = 2;\n} catch {\n  strict = true;\n}\n" +
+          'import { bump, count, twice } from "./shared.ts";\n' +
           'import("./lazy.ts").then((m) => {\n  bump();\n' +
-          '  console.log(twice(1), m.v, "é", count, m.seen(), import("./lazy.ts") instanceof Promise);\n});\n',
+          '  console.log(twice(1), m.v, "é", count, m.seen(), import("./lazy.ts") instanceof Promise, strict);\n});\n',
       );
       const out = path.join(dir, "chunks");
       const { chunks, missing } = await bundleChunks(path.relative(repoPath(), entry), out, false);
@@ -186,16 +210,16 @@ else process.stderr.write([...scripts].map(([n, s]) => n + ":" + s.cachedDataRej
         spawnSync(PINNED_NODE, [...flags, driver, out, mode], { encoding: "utf8" });
       const made = node([], "make");
       assert.equal(made.status, 0, made.stderr);
-      assert.equal(made.stdout, "2 42 é 2 2 true\n");
+      assert.equal(made.stdout, "2 42 é 2 2 true true\n");
       const used = node([], "use");
-      assert.equal(used.stdout, "2 42 é 2 2 true\n");
+      assert.equal(used.stdout, "2 42 é 2 2 true true\n");
       const verdicts = used.stderr.split(" ");
       assert.equal(verdicts.length, 3, used.stderr);
       for (const v of verdicts) assert.match(v, /:false$/, used.stderr);
       // Control: V8 refuses a cache made under another flag hash (the binary then compiles all).
       assert.equal(node(["--no-sparkplug"], "make").status, 0);
       const refused = node([], "use");
-      assert.equal(refused.stdout, "2 42 é 2 2 true\n");
+      assert.equal(refused.stdout, "2 42 é 2 2 true true\n");
       for (const v of refused.stderr.split(" ")) assert.match(v, /:true$/, refused.stderr);
     } finally {
       cleanup();
