@@ -14,6 +14,9 @@ export type WriteSync = (data: Uint8Array, offset: number, length: number) => nu
 /** UTF-16 code units {@link writeAllText} encodes and writes at a time. */
 export const WRITE_SLICE = 1 << 20;
 
+const encoder = new TextEncoder();
+let scratch: Uint8Array | undefined;
+
 /** Waits `ms` milliseconds, blocking (a full non-blocking pipe's retry). */
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -46,12 +49,16 @@ export function writeAllText(
   wait: (ms: number) => void = sleepSync,
   slice = WRITE_SLICE,
 ): void {
-  const encoder = new TextEncoder();
   for (let at = 0; at < text.length;) {
     let end = Math.min(text.length, at + slice);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-    const data = encoder.encode(text.slice(at, end));
+    // Into a buffer kept from call to call: a fleet's output is ~10 MB written in pieces, and a
+    // new array for each was garbage to collect. Three bytes a code unit always fit.
+    const need = 3 * (end - at);
+    if (!scratch || scratch.length < need) scratch = new Uint8Array(Math.max(need, 1 << 16));
+    const { written } = encoder.encodeInto(text.slice(at, end), scratch);
+    const data = scratch.subarray(0, written);
     at = end;
     for (let off = 0; off < data.length;) {
       try {
