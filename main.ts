@@ -198,14 +198,6 @@ const fatal = (e: unknown) => {
   exit(ExitCode.input);
 };
 const deno = denoApi();
-if (!deno) {
-  // On Node, the kernel's CSPRNG where it is getrandom(2)'s (lib/base/kernel_random.ts), looked
-  // at on the first draw; anywhere else, or from a failed read on, WebCrypto's.
-  setCsprngSource(preferKernelRandom(
-    () => kernelRandomFill(process.getBuiltinModule("node:fs") as KernelRandomFs),
-    webCryptoFill,
-  ));
-}
 if (deno) {
   globalThis.addEventListener("error", (e) => {
     e.preventDefault();
@@ -218,6 +210,12 @@ if (deno) {
   // Whatever ends the process writes what is held first.
   globalThis.addEventListener("unload", flushStderr);
 } else {
+  // The kernel's CSPRNG where it is getrandom(2)'s (lib/base/kernel_random.ts), looked at on the
+  // first draw; anywhere else, or from a failed read on, WebCrypto's.
+  setCsprngSource(preferKernelRandom(
+    () => kernelRandomFill(process.getBuiltinModule("node:fs") as KernelRandomFs),
+    webCryptoFill,
+  ));
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
   // Whatever ends the process (process.exit included) writes what is held first.

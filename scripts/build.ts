@@ -398,10 +398,9 @@ export async function bundleChunks(
   const chunks: string[] = [];
   for (const file of result.outputFiles) {
     const name = path.relative(dir, file.path).split(path.sep).join("/");
-    // import/export become require()/exports, import() a require() of the chunk (no
-    // dynamic import in a vm script without a loader for it).
     // Cheaper calls between chunks (scripts/sea/chunk_rewrite.ts).
     const { text, exported, stable } = rewriteChunk(ts.default ?? ts, file.text);
+    // import/export become require()/exports (a vm script has no module loader).
     const cjs = await esbuild.transform(text, {
       format: "cjs",
       target: "node20",
@@ -708,7 +707,6 @@ async function seaBinary(
   // The warm-up is the build's alone: not in the binary.
   const shipped = chunks.filter((c) => c !== WARMUP_CHUNK);
   fs.rmSync(path.join(dir, WARMUP_CHUNK), { force: true });
-  fs.rmSync(path.join(dir, WARMUP_CHUNK + CACHE_SUFFIX), { force: true });
   const assets = shipped.flatMap((c) =>
     fs.existsSync(path.join(dir, c + CACHE_SUFFIX)) ? [c, c + CACHE_SUFFIX] : [c]
   );
